@@ -1,0 +1,97 @@
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { UsageError } from '../errors/usage-error.js';
+import type { Clock } from '../shared/clock.js';
+import { systemClock } from '../shared/clock.js';
+
+export type Decision = 'allow' | 'deny';
+
+export interface AuditEvent {
+  /** `authz` or `mcp_server:<name>` (or `agent`, `stdio_wrapper`). */
+  readonly component: string;
+  /** Verified SPIFFE ID, `unverified:<id>` before the signature check, or null. */
+  readonly spiffeId: string | null;
+  /** Tool name for tools/call, otherwise null. */
+  readonly tool: string | null;
+  readonly decision: Decision;
+  /** Protocol code, fixed description and audit-only detail. */
+  readonly reason: string;
+  /** Extra fields, written after the six fixed ones (for example `svid_jti`). */
+  readonly extra?: Readonly<Record<string, unknown>>;
+}
+
+/** Receives one complete line (with its newline); must write it in one call. */
+export type AuditSink = (line: string) => void;
+
+/**
+ * One JSON line per allow/deny decision, fields in the order decisions.md fixes.
+ * A sink failure is reported on stderr and never propagates: auditing must not
+ * take the server down.
+ */
+export class AuditLog {
+  readonly #sink: AuditSink;
+  readonly #clock: Clock;
+  readonly #onSinkError: (err: unknown) => void;
+
+  constructor(sink: AuditSink, options: { clock?: Clock; onSinkError?: (err: unknown) => void } = {}) {
+    this.#sink = sink;
+    this.#clock = options.clock ?? systemClock;
+    this.#onSinkError = options.onSinkError ?? reportSinkError;
+  }
+
+  record(event: AuditEvent): void {
+    const line = formatAuditLine(event, this.#clock());
+    try {
+      this.#sink(line);
+    } catch (err) {
+      this.#onSinkError(err);
+    }
+  }
+}
+
+export function formatAuditLine(event: AuditEvent, nowMs: number): string {
+  const fixed = {
+    timestamp: new Date(nowMs).toISOString(),
+    component: event.component,
+    spiffe_id: event.spiffeId,
+    tool: event.tool,
+    decision: event.decision,
+    reason: event.reason,
+  };
+  const extra = Object.fromEntries(Object.entries(event.extra ?? {}).filter(([key]) => !(key in fixed)));
+  return `${JSON.stringify({ ...fixed, ...extra })}\n`;
+}
+
+/** `unverified:<sub>` for decisions taken before the signature was checked. */
+export function unverifiedSpiffeId(sub: unknown): string | null {
+  return typeof sub === 'string' && sub.length > 0 ? `unverified:${sub}` : null;
+}
+
+export function stderrSink(): AuditSink {
+  return (line) => {
+    process.stderr.write(line);
+  };
+}
+
+/**
+ * Appends to `path` (O_APPEND), one write(2) per line so concurrent writers
+ * never interleave. Opened eagerly so a bad path is a start-up error.
+ */
+export function fileSink(path: string, flag = '--audit-log'): { sink: AuditSink; close: () => void } {
+  let fd: number;
+  try {
+    fd = openSync(path, 'a', 0o600);
+  } catch (err) {
+    throw new UsageError(`${flag}: cannot open ${path} for appending (${(err as NodeJS.ErrnoException).code ?? err})`);
+  }
+  return {
+    sink: (line) => {
+      writeSync(fd, line);
+    },
+    close: () => closeSync(fd),
+  };
+}
+
+function reportSinkError(err: unknown): void {
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`notegate: audit write failed: ${message}\n`);
+}

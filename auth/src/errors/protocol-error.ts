@@ -1,0 +1,49 @@
+/**
+ * A refusal that crosses the wire. It carries everything the HTTP layer needs
+ * (status, protocol code, fixed client-facing description) plus an audit-only
+ * detail that must never reach the client.
+ */
+export interface ProtocolErrorSpec {
+  /** Protocol error code (OAuth / RFC 6750), or null for a bare challenge. */
+  readonly protocolCode: string | null;
+  readonly status: number;
+  /** Fixed text shown to clients (RFC 6749 §5.2 charset: no `"` or `\`). */
+  readonly description: string;
+}
+
+export class ProtocolError<Code extends string = string> extends Error {
+  readonly code: Code;
+  readonly protocolCode: string | null;
+  readonly status: number;
+  readonly description: string;
+  /** Audit-only explanation; never serialized to a client. */
+  readonly detail: string;
+
+  constructor(code: Code, spec: ProtocolErrorSpec, detail: string) {
+    super(`${code}: ${detail}`);
+    this.name = 'ProtocolError';
+    this.code = code;
+    this.protocolCode = spec.protocolCode;
+    this.status = spec.status;
+    this.description = spec.description;
+    this.detail = detail;
+  }
+
+  /** The audit `reason`: protocol code, fixed description, then the detail. */
+  auditReason(): string {
+    const head = this.protocolCode ?? `http_${this.status}`;
+    return `${head}: ${this.description}${this.detail ? ` (${this.detail})` : ''}`;
+  }
+}
+
+/** Builds a typed factory over one registry table: `fail('ERR_X', 'detail')`. */
+export function errorFactory<Table extends Record<string, ProtocolErrorSpec>>(table: Table) {
+  return (code: keyof Table & string, detail = ''): ProtocolError<keyof Table & string> =>
+    new ProtocolError(code, table[code] as ProtocolErrorSpec, detail);
+}
+
+/** Message of any thrown value, for audit details only. */
+export function describeThrown(err: unknown): string {
+  if (err instanceof Error) return `${err.name}: ${err.message}`;
+  return String(err);
+}
