@@ -28,7 +28,7 @@ export interface ImportedBundle {
 /** Ours: no SVID algorithm accepts a smaller RSA modulus (jose refuses it at verify time anyway). */
 const MIN_RSA_MODULUS_BITS = 2048;
 
-export function importJwtBundleBytes(bytes: Uint8Array | string): Promise<ImportedBundle> {
+export async function importJwtBundleBytes(bytes: Uint8Array | string): Promise<ImportedBundle> {
   let document: unknown;
   try {
     document = JSON.parse(typeof bytes === 'string' ? bytes : Buffer.from(bytes).toString('utf8'));
