@@ -1,4 +1,4 @@
-import type { KeysResult, TrustDomainKeys } from './jwt-bundle-source.js';
+import type { JwtBundleSource, KeysResult, TrustDomainKeys } from './jwt-bundle-source.js';
 import { BundleUnavailableError } from './jwt-bundle-source.js';
 
 /** What is known about one trust domain: its keys, or why its bundle could not be used. */
@@ -75,4 +75,23 @@ export class BundleState {
     for (const waiter of this.waiters) waiter.reject(new BundleUnavailableError('bundle source closed'));
     this.waiters.clear();
   }
+}
+
+/** The read side every source shares: lookups and readiness come straight from its BundleState. */
+export abstract class StateBackedBundleSource implements JwtBundleSource {
+  protected readonly state: BundleState;
+
+  protected constructor(initialReason: string) {
+    this.state = new BundleState(initialReason);
+  }
+
+  keysFor(trustDomain: string): KeysResult {
+    return this.state.keysFor(trustDomain);
+  }
+
+  ready(timeoutMs: number): Promise<void> {
+    return this.state.ready(timeoutMs);
+  }
+
+  abstract close(): Promise<void>;
 }

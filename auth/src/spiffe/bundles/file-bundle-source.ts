@@ -2,9 +2,8 @@ import type { FSWatcher } from 'node:fs';
 import { watch } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { BundleState } from './bundle-state.js';
+import { StateBackedBundleSource } from './bundle-state.js';
 import { importJwtBundleBytes } from './import-bundle.js';
-import type { JwtBundleSource, KeysResult } from './jwt-bundle-source.js';
 
 export interface FileBundleSourceOptions {
   readonly path: string;
@@ -23,8 +22,7 @@ export const DEFAULT_BUNDLE_POLL_INTERVAL_MS = 1_000;
  * The directory is watched, not the file, so a replacement by atomic rename is seen; a cheap stat poll
  * backs fs.watch up. An unreadable or invalid file makes every lookup `unavailable` until it is fixed.
  */
-export class FileBundleSource implements JwtBundleSource {
-  private readonly state = new BundleState('JWT bundle file not read yet');
+export class FileBundleSource extends StateBackedBundleSource {
   private readonly options: FileBundleSourceOptions;
   private readonly onEvent: (message: string) => void;
   private watcher: FSWatcher | undefined;
@@ -36,6 +34,7 @@ export class FileBundleSource implements JwtBundleSource {
   private closed = false;
 
   constructor(options: FileBundleSourceOptions) {
+    super('JWT bundle file not read yet');
     this.options = options;
     this.onEvent = options.onEvent ?? (() => {});
   }
@@ -54,14 +53,6 @@ export class FileBundleSource implements JwtBundleSource {
     this.poller = setInterval(() => this.reload(false), this.options.pollIntervalMs ?? DEFAULT_BUNDLE_POLL_INTERVAL_MS);
     this.poller.unref();
     return this;
-  }
-
-  keysFor(trustDomain: string): KeysResult {
-    return this.state.keysFor(trustDomain);
-  }
-
-  ready(timeoutMs: number): Promise<void> {
-    return this.state.ready(timeoutMs);
   }
 
   async close(): Promise<void> {

@@ -1,14 +1,15 @@
 import type { TrustDomainEntry } from './bundle-state.js';
-import { BundleState } from './bundle-state.js';
+import { StateBackedBundleSource } from './bundle-state.js';
 import { importJwtBundle } from './import-bundle.js';
-import type { JwtBundleSource, KeysResult } from './jwt-bundle-source.js';
 
 /**
  * Bundles held in memory and replaced by the owner: the identity provider validates against its own
  * key ring this way, and tests build exact bundle states with it.
  */
-export class MemoryBundleSource implements JwtBundleSource {
-  private readonly state = new BundleState('no JWT bundle set yet');
+export class MemoryBundleSource extends StateBackedBundleSource {
+  constructor() {
+    super('no JWT bundle set yet');
+  }
 
   /** Replaces the whole state with these JWK Sets, keyed by trust domain name. Invalid input throws. */
   async set(bundles: ReadonlyMap<string, unknown>): Promise<void> {
@@ -17,14 +18,6 @@ export class MemoryBundleSource implements JwtBundleSource {
       domains.set(trustDomain, { kind: 'keys', keys: (await importJwtBundle(document)).keys });
     }
     this.state.replace(domains);
-  }
-
-  keysFor(trustDomain: string): KeysResult {
-    return this.state.keysFor(trustDomain);
-  }
-
-  ready(timeoutMs: number): Promise<void> {
-    return this.state.ready(timeoutMs);
   }
 
   async close(): Promise<void> {

@@ -4,9 +4,8 @@ import { parseSpiffeId, parseTrustDomain } from '../spiffe-id.js';
 import type { StreamHandle, WorkloadApiClient } from '../workload-api/client.js';
 import type { WorkloadApiError } from '../workload-api/errors.js';
 import type { TrustDomainEntry } from './bundle-state.js';
-import { BundleState } from './bundle-state.js';
+import { StateBackedBundleSource } from './bundle-state.js';
 import { importJwtBundleBytes } from './import-bundle.js';
-import type { JwtBundleSource, KeysResult } from './jwt-bundle-source.js';
 
 export interface WorkloadApiBundleSourceOptions {
   readonly client: WorkloadApiClient;
@@ -25,8 +24,7 @@ export const DEFAULT_STREAM_BACKOFF: BackoffPolicy = { initialMs: 200, maxMs: 5_
  * the keys would turn each one into an outage for every caller (go-spiffe's JWTSource does the same).
  * Only InvalidArgument / Unimplemented stop it for good, and then nothing is trusted any more.
  */
-export class WorkloadApiBundleSource implements JwtBundleSource {
-  private readonly state = new BundleState('no JWT bundle received from the Workload API yet');
+export class WorkloadApiBundleSource extends StateBackedBundleSource {
   private readonly client: WorkloadApiClient;
   private readonly backoff: BackoffPolicy;
   private readonly onEvent: (message: string) => void;
@@ -37,6 +35,7 @@ export class WorkloadApiBundleSource implements JwtBundleSource {
   private closed = false;
 
   constructor(options: WorkloadApiBundleSourceOptions) {
+    super('no JWT bundle received from the Workload API yet');
     this.client = options.client;
     this.backoff = options.backoff ?? DEFAULT_STREAM_BACKOFF;
     this.onEvent = options.onEvent ?? (() => {});
@@ -46,14 +45,6 @@ export class WorkloadApiBundleSource implements JwtBundleSource {
   start(): this {
     this.open();
     return this;
-  }
-
-  keysFor(trustDomain: string): KeysResult {
-    return this.state.keysFor(trustDomain);
-  }
-
-  ready(timeoutMs: number): Promise<void> {
-    return this.state.ready(timeoutMs);
   }
 
   async close(): Promise<void> {
