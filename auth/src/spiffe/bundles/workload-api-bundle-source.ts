@@ -61,7 +61,9 @@ export class WorkloadApiBundleSource extends StateBackedBundleSource {
       onBundles: (bundles) => {
         this.attempt = 0;
         // Imports are async; chaining keeps messages applied in the order they arrived.
-        this.updates = this.updates.then(() => this.apply(bundles));
+        this.updates = this.updates
+          .then(() => this.apply(bundles))
+          .catch((err: unknown) => this.onEvent(`applying a JWT bundle update failed: ${String(err)}`));
       },
       onEnd: (error) => this.reopenAfter(error),
     });
