@@ -1,0 +1,55 @@
+import { status } from '@grpc/grpc-js';
+
+/** Endpoint App. A: these codes mean "try again later"; InvalidArgument and Unimplemented never will succeed. */
+const RETRYABLE_CODES: ReadonlySet<number> = new Set([status.UNAVAILABLE, status.PERMISSION_DENIED]);
+const PERMANENT_CODES: ReadonlySet<number> = new Set([status.INVALID_ARGUMENT, status.UNIMPLEMENTED]);
+
+/** A failed Workload API call, carrying the gRPC status (code and canonical name, e.g. `UNAVAILABLE`). */
+export class WorkloadApiError extends Error {
+  readonly code = 'ERR_WORKLOAD_API';
+  readonly grpcCode: number;
+  readonly statusName: string;
+
+  constructor(grpcCode: number, message: string) {
+    super(message);
+    this.name = 'WorkloadApiError';
+    this.grpcCode = grpcCode;
+    this.statusName = status[grpcCode] ?? `UNKNOWN_STATUS_${grpcCode}`;
+  }
+
+  /** Unary calls retry only these (Unavailable, PermissionDenied). */
+  get retryable(): boolean {
+    return RETRYABLE_CODES.has(this.grpcCode);
+  }
+
+  /** InvalidArgument, Unimplemented: asking again cannot help, so even a stream is not reopened. */
+  get permanent(): boolean {
+    return PERMANENT_CODES.has(this.grpcCode);
+  }
+}
+
+interface GrpcErrorLike {
+  readonly code: number;
+  readonly details: string;
+}
+
+function isGrpcError(err: unknown): err is GrpcErrorLike {
+  return (
+    err instanceof Error &&
+    'code' in err &&
+    typeof err.code === 'number' &&
+    'details' in err &&
+    typeof err.details === 'string'
+  );
+}
+
+/** Wraps whatever grpc-js threw into a WorkloadApiError whose message names the call and the endpoint. */
+export function toWorkloadApiError(err: unknown, method: string, target: string): WorkloadApiError {
+  if (err instanceof WorkloadApiError) return err;
+  if (isGrpcError(err)) {
+    const name = status[err.code] ?? String(err.code);
+    return new WorkloadApiError(err.code, `Workload API ${method} at ${target} failed: ${name}: ${err.details}`);
+  }
+  const text = err instanceof Error ? err.message : String(err);
+  return new WorkloadApiError(status.UNKNOWN, `Workload API ${method} at ${target} failed: ${text}`);
+}

@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { fastClient, heldKids, streamedBundles, tempSocketDir } from '../support/provider-fixtures.js';
+import { waitFor } from '../support/wait-for.js';
+
+const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+const WORKLOADS = `trust_domain: example.org
+workloads:
+  - name: agent
+    spiffe_id: spiffe://example.org/agent
+`;
+
+async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [MAIN, 'identity-provider', ...args]);
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const failed = err instanceof Error ? { ...err } : {};
+    const code = 'code' in failed && typeof failed.code === 'number' ? failed.code : -1;
+    const stdout = 'stdout' in failed ? String(failed.stdout) : '';
+    const stderr = 'stderr' in failed ? String(failed.stderr) : '';
+    return { code, stdout, stderr };
+  }
+}
+
+describe('notegate identity-provider', () => {
+  it('documents every option with its default under --help', async () => {
+    const { code, stdout } = await run(['--help']);
+    assert.equal(code, 0);
+    for (const line of [
+      /--workloads FILE .*\(required\)/,
+      /--socket-dir DIR .*\(required\)/,
+      /--svid-ttl SECONDS .*\(default: 300\)/,
+      /--key-type ec-p256\|rsa-2048 .*\(default: ec-p256\)/,
+      /--help/,
+    ]) {
+      assert.match(stdout, line);
+    }
+  });
+
+  it('exits 2 naming the entry of a malformed workloads file', async (t) => {
+    const dir = await tempSocketDir(t);
+    const file = join(dir, '..', 'bad.yaml');
+    await writeFile(file, `${WORKLOADS}  - name: Agent\n    spiffe_id: spiffe://example.org/two\n`);
+    const { code, stderr } = await run(['--workloads', file, '--socket-dir', dir]);
+    assert.equal(code, 2);
+    assert.match(stderr, /workloads\[1\]\.name: 'Agent'/);
+  });
+
+  it('exits 2 naming an unusable socket directory and a bad option value', async (t) => {
+    const dir = await tempSocketDir(t);
+    const file = join(dir, '..', 'workloads.yaml');
+    await writeFile(file, WORKLOADS);
+    const notADir = await run(['--workloads', file, '--socket-dir', file]);
+    assert.equal(notADir.code, 2);
+    assert.match(notADir.stderr, /--socket-dir .*workloads\.yaml: exists and is not a directory/);
+    const badKey = await run(['--workloads', file, '--socket-dir', dir, '--key-type', 'ed25519']);
+    assert.equal(badKey.code, 2);
+    assert.match(badKey.stderr, /--key-type: 'ed25519' is not allowed \(allowed: ec-p256, rsa-2048\)/);
+    const badTtl = await run(['--workloads', file, '--socket-dir', dir, '--svid-ttl', '0']);
+    assert.equal(badTtl.code, 2);
+    assert.match(badTtl.stderr, /--svid-ttl/);
+  });
+
+  it('listens, rotates on SIGHUP, and removes its sockets on SIGTERM', async (t) => {
+    const dir = await tempSocketDir(t);
+    const file = join(dir, '..', 'workloads.yaml');
+    await writeFile(file, WORKLOADS);
+    const child = spawn(process.execPath, [MAIN, 'identity-provider', '--workloads', file, '--socket-dir', dir], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    t.after(() => child.kill('SIGKILL'));
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    await waitFor('the listening line', () => stdout.includes('\n'), 10_000);
+    assert.equal(stdout, `listening on unix://${dir}\n`);
+
+    const client = fastClient(t, join(dir, 'agent.sock'));
+    await client.fetchJwtSvid({ audience: 'http://a' });
+    const bundles = streamedBundles(t, client);
+    await bundles.ready(5_000);
+    assert.equal(heldKids(bundles).length, 1);
+    child.kill('SIGHUP');
+    await waitFor('the rotated bundle', () => heldKids(bundles).length === 2);
+
+    child.kill('SIGTERM');
+    const [code] = await once(child, 'exit');
+    assert.equal(code, 0);
+    assert.deepEqual(await readdir(dir), []);
+  });
+});
