@@ -14,6 +14,8 @@ export { RagError, type RagErrorCode } from './errors/rag-error.js';
 export { DEFAULT_BATCH_SIZE, DEFAULT_WINDOW_CHUNKS, type RunIndexOptions, runIndex } from './index/run-index.js';
 export type { FailedFile, FileOutcome, FileWarning, IndexProgress, IndexSummary } from './index/types.js';
 export { type IndexMeta, readIndexMeta } from './store/index-meta.js';
+export { loadVectorMatrix, type VectorMatrix } from './store/load-vectors.js';
+export { type FileRecord, type FileRow, IndexStore, type StoredChunk } from './store/index-store.js';
 export { openDatabase } from './store/open-database.js';
 export { SCHEMA_VERSION } from './store/schema.js';
 export { decodeVector, VECTOR_FORMAT } from './store/vector-codec.js';
