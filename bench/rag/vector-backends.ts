@@ -57,12 +57,20 @@ async function main(): Promise<void> {
       const queries = Array.from({ length: queryCount }, () => unitVector(random, DIMENSION));
       const blob = buildBlobIndex(path.join(dir, 'blob.sqlite'), vectors);
       const vec = buildVec0Index(path.join(dir, 'vec0.sqlite'), vectors);
-      setupRows.push([String(size), 'BLOB table + JS scan', `${blob.insertMs.toFixed(0)} ms`, `${blob.loadMs.toFixed(0)} ms`, mib(blob.bytes)]);
+      setupRows.push([
+        String(size),
+        'BLOB table + JS scan',
+        `${blob.insertMs.toFixed(0)} ms`,
+        `${blob.loadMs.toFixed(0)} ms`,
+        mib(blob.bytes),
+      ]);
       setupRows.push([String(size), 'sqlite-vec vec0', `${vec.insertMs.toFixed(0)} ms`, '–', mib(vec.bytes)]);
       for (const filter of FILTERS) {
         const js = measure(queries, (q) => exactTopK(blob.matrix, q, TOP_K, filter));
         const v0 = measure(queries, (q) => vec0TopK(vec.db, q, TOP_K, filter));
-        const agree = queries.every((q) => sameIds(exactTopK(blob.matrix, q, TOP_K, filter), vec0TopK(vec.db, q, TOP_K, filter)));
+        const agree = queries.every((q) =>
+          sameIds(exactTopK(blob.matrix, q, TOP_K, filter), vec0TopK(vec.db, q, TOP_K, filter)),
+        );
         rows.push([String(size), filter.label, fmt(js), fmt(v0), agree ? 'identical' : 'DIFFER']);
       }
       vec.db.close();

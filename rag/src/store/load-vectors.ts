@@ -44,7 +44,10 @@ export function loadVectorMatrix(db: Database.Database, dimension: number): Vect
       if (!Array.isArray(row) || i >= count) break;
       const [chunkId, vault, namespace, embedding] = row;
       if (!Buffer.isBuffer(embedding) || embedding.length !== dimension * 4) {
-        throw new RagError('ERR_INDEX_SCHEMA', `chunk ${String(chunkId)} has a vector of ${String(embedding?.length)} bytes, expected ${dimension * 4}`);
+        throw new RagError(
+          'ERR_INDEX_SCHEMA',
+          `chunk ${String(chunkId)} has a vector of ${String(embedding?.length)} bytes, expected ${dimension * 4}`,
+        );
       }
       if (HOST_IS_LITTLE_ENDIAN) bytes.set(embedding, i * dimension * 4);
       else data.set(decodeVector(embedding), i * dimension);

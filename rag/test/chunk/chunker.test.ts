@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { chunkNote } from '../../src/chunk/chunker.js';
 import { chunkerSettingsFor } from '../../src/chunk/settings.js';
 import type { ChunkerSettings } from '../../src/chunk/types.js';
-import { E5_SMALL, MINILM, model, sharedEmbedder } from '../support/fixtures.js';
+import { E5_SMALL, MINILM, model, sharedEmbedder } from '../../test-support/fixtures.js';
 
 /** One token per whitespace-separated word: deterministic sizes. */
 const words = (text: string) => text.split(/\s+/).filter((w) => w !== '').length;
@@ -26,7 +26,19 @@ describe('chunkNote', () => {
   });
 
   it('gives each section its heading trail and 1-based line range, without repeating the title H1', () => {
-    const text = ['# Guide', '', sentence(8), '', '## Setup', '', '### Keys', sentence(8), '', '## Use', sentence(8)].join('\n');
+    const text = [
+      '# Guide',
+      '',
+      sentence(8),
+      '',
+      '## Setup',
+      '',
+      '### Keys',
+      sentence(8),
+      '',
+      '## Use',
+      sentence(8),
+    ].join('\n');
     const note = chunkNote(text, 'g.md', settings, words);
     assert.deepEqual(
       note.chunks.map((c) => [c.heading, c.lineStart, c.lineEnd]),
@@ -63,7 +75,10 @@ describe('chunkNote', () => {
     assert.ok(note.chunks.length >= 2);
     assert.ok(note.chunks.every((c) => c.tokenCount <= settings.maxInputTokens));
     assert.equal(note.chunks.map((c) => c.text).join('\n'), fence, 'nothing lost, lines kept whole');
-    assert.match(note.warnings[0] ?? '', /^code fence at lines 1-14 \(\d+ tokens\) is longer than the model window; split at line boundaries$/);
+    assert.match(
+      note.warnings[0] ?? '',
+      /^code fence at lines 1-14 \(\d+ tokens\) is longer than the model window; split at line boundaries$/,
+    );
   });
 
   it('splits a single enormous line so no chunk exceeds the window', () => {
@@ -81,7 +96,10 @@ describe('chunkNote', () => {
       const embedder = await sharedEmbedder(id);
       const spec = model(id);
       const real = chunkerSettingsFor(spec);
-      const long = Array.from({ length: 60 }, (_, i) => `Zeile ${i}: Schlüsselrotation 東京オフィス ${sentence(12, 'tokens')}`);
+      const long = Array.from(
+        { length: 60 },
+        (_, i) => `Zeile ${i}: Schlüsselrotation 東京オフィス ${sentence(12, 'tokens')}`,
+      );
       const text = ['# Notes', '## Keys', ...long, '```', ...long, '```'].join('\n');
       const note = chunkNote(text, 'n.md', real, (t) => embedder.countTokens(t));
       assert.ok(note.chunks.length > 4);

@@ -6,7 +6,9 @@ const lines = (text: string) => text.split('\n');
 
 describe('parseFrontmatter', () => {
   it('reads title, aliases and tags and counts the block lines', () => {
-    const fm = parseFrontmatter(lines('---\ntitle: Keys\naliases: [rollover, rotation]\ntags: [sec, "#ops"]\n---\n# Body'));
+    const fm = parseFrontmatter(
+      lines('---\ntitle: Keys\naliases: [rollover, rotation]\ntags: [sec, "#ops"]\n---\n# Body'),
+    );
     assert.deepEqual(fm, { title: 'Keys', aliases: ['rollover', 'rotation'], tags: ['sec', 'ops'], lineCount: 5 });
   });
 

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { loadEnvironment, userDataDir } from '../../src/config/environment.js';
-import { tempDir } from '../support/fixtures.js';
+import { tempDir } from '../../test-support/fixtures.js';
 
 describe('loadEnvironment', () => {
   it('loads .env from the working directory, and the real environment wins', (t) => {
@@ -12,7 +12,12 @@ describe('loadEnvironment', () => {
     const fromFile = loadEnvironment({ cwd, env: {}, platform: 'linux', homeDir: '/home/ada' });
     assert.equal(fromFile.modelCacheDir, path.join(cwd, 'from-dotenv'));
     assert.equal(fromFile.modelHubUrl.href, 'http://127.0.0.1:9/');
-    const real = loadEnvironment({ cwd, env: { NOTEGATE_MODEL_CACHE: '/models' }, platform: 'linux', homeDir: '/home/ada' });
+    const real = loadEnvironment({
+      cwd,
+      env: { NOTEGATE_MODEL_CACHE: '/models' },
+      platform: 'linux',
+      homeDir: '/home/ada',
+    });
     assert.equal(real.modelCacheDir, '/models');
   });
 
@@ -36,6 +41,9 @@ describe('userDataDir', () => {
     assert.equal(userDataDir('linux', '/home/ada', {}), '/home/ada/.local/share');
     assert.equal(userDataDir('linux', '/home/ada', { XDG_DATA_HOME: '/data' }), '/data');
     assert.equal(userDataDir('linux', '/home/ada', { XDG_DATA_HOME: 'relative' }), '/home/ada/.local/share');
-    assert.equal(userDataDir('darwin', '/Users/ada', { XDG_DATA_HOME: '/data' }), '/Users/ada/Library/Application Support');
+    assert.equal(
+      userDataDir('darwin', '/Users/ada', { XDG_DATA_HOME: '/data' }),
+      '/Users/ada/Library/Application Support',
+    );
   });
 });

@@ -3,7 +3,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { defaultConfigPath, loadRagConfig } from '../../src/config/load-config.js';
-import { tempDir, writeConfig } from '../support/fixtures.js';
+import { tempDir, writeConfig } from '../../test-support/fixtures.js';
 
 /** A repository and a fake home, with folders made on demand. */
 function layout(t: import('node:test').TestContext) {
@@ -55,14 +55,20 @@ describe('loadRagConfig', () => {
     const { home, config, base } = layout(t);
     const message = usageMessage(() => loadRagConfig(config({ vaults: [{ id: 'a', path: 'nowhere' }] }), home));
     assert.match(message, /vaults\[0\]\.path: folder .*nowhere does not exist/);
-    assert.match(usageMessage(() => loadRagConfig(path.join(base, 'none.json'), home)), /none\.json does not exist \(--config\)/);
+    assert.match(
+      usageMessage(() => loadRagConfig(path.join(base, 'none.json'), home)),
+      /none\.json does not exist \(--config\)/,
+    );
   });
 
   it('names invalid JSON', (t) => {
     const { home, root } = layout(t);
     const file = path.join(root, 'bad.json');
     writeFileSync(file, '{ "vaults": [ }');
-    assert.match(usageMessage(() => loadRagConfig(file, home)), /bad\.json: not valid JSON/);
+    assert.match(
+      usageMessage(() => loadRagConfig(file, home)),
+      /bad\.json: not valid JSON/,
+    );
   });
 
   it('refuses a vault outside allowed_roots, naming the diode policy and the path', (t) => {
@@ -76,7 +82,10 @@ describe('loadRagConfig', () => {
     const { base, home, folder, config } = layout(t);
     const notes = folder(base, 'notes');
     folder(notes, 'team');
-    const loaded = loadRagConfig(config({ allowed_roots: ['.', notes], vaults: [{ id: 't', path: path.join(notes, 'team') }] }), home);
+    const loaded = loadRagConfig(
+      config({ allowed_roots: ['.', notes], vaults: [{ id: 't', path: path.join(notes, 'team') }] }),
+      home,
+    );
     assert.equal(loaded.vaults[0]?.realPath, path.join(notes, 'team'));
   });
 
@@ -96,7 +105,10 @@ describe('loadRagConfig', () => {
         home,
       ),
     );
-    assert.match(message, /vaults\[0\]\.path: diode policy: .*Mobile Documents\/iCloud~md~obsidian\/Documents\/Personal is inside the iCloud Drive container/);
+    assert.match(
+      message,
+      /vaults\[0\]\.path: diode policy: .*Mobile Documents\/iCloud~md~obsidian\/Documents\/Personal is inside the iCloud Drive container/,
+    );
     assert.match(message, /vaults\[1\]\.path: diode policy: .*CloudStorage\/iCloudDrive\/Notes is inside/);
   });
 
@@ -105,14 +117,22 @@ describe('loadRagConfig', () => {
     const personal = folder(home, 'Library', 'Mobile Documents', 'iCloud~md~obsidian', 'Documents', 'P');
     folder(root, 'vaults');
     symlinkSync(personal, path.join(root, 'vaults', 'innocent'));
-    const message = usageMessage(() => loadRagConfig(config({ allowed_roots: ['.', home], vaults: [{ id: 'i', path: 'vaults/innocent' }] }), home));
-    assert.match(message, /vaults\[0\]\.path: diode policy: .*iCloud~md~obsidian.* is inside the iCloud Drive container/);
+    const message = usageMessage(() =>
+      loadRagConfig(config({ allowed_roots: ['.', home], vaults: [{ id: 'i', path: 'vaults/innocent' }] }), home),
+    );
+    assert.match(
+      message,
+      /vaults\[0\]\.path: diode policy: .*iCloud~md~obsidian.* is inside the iCloud Drive container/,
+    );
   });
 
   it('refuses a vault inside the container even when the folder does not exist here', (t) => {
     const { home, config } = layout(t);
     const message = usageMessage(() =>
-      loadRagConfig(config({ vaults: [{ id: 'p', path: path.join(home, 'Library/Mobile Documents/iCloud~md~obsidian') }] }), home),
+      loadRagConfig(
+        config({ vaults: [{ id: 'p', path: path.join(home, 'Library/Mobile Documents/iCloud~md~obsidian') }] }),
+        home,
+      ),
     );
     assert.match(message, /diode policy/);
     assert.doesNotMatch(message, /does not exist/);
@@ -122,7 +142,13 @@ describe('loadRagConfig', () => {
     const { root, home, folder, config } = layout(t);
     folder(root, 'v');
     const message = usageMessage(() =>
-      loadRagConfig(config({ index_path: path.join(home, 'Library/Mobile Documents/idx.sqlite'), vaults: [{ id: 'v', path: 'v' }] }), home),
+      loadRagConfig(
+        config({
+          index_path: path.join(home, 'Library/Mobile Documents/idx.sqlite'),
+          vaults: [{ id: 'v', path: 'v' }],
+        }),
+        home,
+      ),
     );
     assert.match(message, /^.*\n {2}index_path: diode policy: /);
   });

@@ -35,7 +35,13 @@ describe('isPersonalCloudPath (the diode policy)', () => {
   }
 
   it('checks every spelling of the home directory', () => {
-    assert.equal(isPersonalCloudPath('/System/Volumes/Data/Users/ada/Library/Mobile Documents', [home, '/System/Volumes/Data/Users/ada']), true);
+    assert.equal(
+      isPersonalCloudPath('/System/Volumes/Data/Users/ada/Library/Mobile Documents', [
+        home,
+        '/System/Volumes/Data/Users/ada',
+      ]),
+      true,
+    );
   });
 });
 
@@ -56,7 +62,10 @@ describe('checkDiode', () => {
   it('refuses the iCloud container even under an allowed root', () => {
     const verdict = checkDiode([`${home}/Library/Mobile Documents/iCloud~md~obsidian/Documents/P`], context);
     assert.ok(!verdict.allowed && verdict.reason === 'personal_cloud');
-    assert.match(verdict.allowed ? '' : verdict.message, /^diode policy: .*iCloud~md~obsidian.* iCloud Drive container/);
+    assert.match(
+      verdict.allowed ? '' : verdict.message,
+      /^diode policy: .*iCloud~md~obsidian.* iCloud Drive container/,
+    );
   });
 
   it('judges the real path when the written path is a symlink into the container', () => {

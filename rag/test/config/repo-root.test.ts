@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { findRepositoryRoot } from '../../src/config/repo-root.js';
-import { tempDir } from '../support/fixtures.js';
+import { tempDir } from '../../test-support/fixtures.js';
 
 describe('findRepositoryRoot (decisions.md)', () => {
   it('prefers the nearest ancestor holding .git, directory or file', (t) => {

@@ -8,8 +8,8 @@ import { MODEL_WEIGHTS_FILE } from '../../src/config/models.js';
 import { ensureModelFiles } from '../../src/embed/download.js';
 import { modelDir } from '../../src/embed/model-files.js';
 import { RagError } from '../../src/errors/rag-error.js';
-import { MINILM, model, tempDir } from '../support/fixtures.js';
-import { realModelFiles, standinModelCache } from '../support/shared.js';
+import { MINILM, model, tempDir } from '../../test-support/fixtures.js';
+import { realModelFiles, standinModelCache } from '../../test-support/shared.js';
 
 const minilm = model(MINILM);
 const HUB_PREFIX = `/${minilm.hubRepo}/resolve/${minilm.revision}/`;
@@ -53,17 +53,29 @@ function ragError(code: RagError['code']) {
   return (err: unknown) => err instanceof RagError && err.code === code;
 }
 
-const options = (hubUrl: URL) => ({ hubUrl, fetch: (url: URL, init: { signal: AbortSignal }) => fetch(url, init), enabled: true });
+const options = (hubUrl: URL) => ({
+  hubUrl,
+  fetch: (url: URL, init: { signal: AbortSignal }) => fetch(url, init),
+  enabled: true,
+});
 
 describe('ensureModelFiles', () => {
   it('downloads each missing file once, verifies its SHA-256 and renames it into place', async (t) => {
     const cache = cacheWithWeights(t);
     const server = await hub(t, realSmallFiles());
     await ensureModelFiles(minilm, cache, options(server.url));
-    assert.deepEqual(server.requests.sort(), [`${HUB_PREFIX}config.json`, `${HUB_PREFIX}tokenizer.json`, `${HUB_PREFIX}tokenizer_config.json`]);
+    assert.deepEqual(server.requests.sort(), [
+      `${HUB_PREFIX}config.json`,
+      `${HUB_PREFIX}tokenizer.json`,
+      `${HUB_PREFIX}tokenizer_config.json`,
+    ]);
     const dir = modelDir(cache, minilm);
     assert.deepEqual(readFileSync(path.join(dir, 'tokenizer.json')), readFileSync(realSmallFiles()['tokenizer.json']));
-    assert.deepEqual(readdirSync(dir).sort(), ['config.json', 'onnx', 'tokenizer.json', 'tokenizer_config.json'], 'no temporary files');
+    assert.deepEqual(
+      readdirSync(dir).sort(),
+      ['config.json', 'onnx', 'tokenizer.json', 'tokenizer_config.json'],
+      'no temporary files',
+    );
     await ensureModelFiles(minilm, cache, options(server.url));
     assert.equal(server.requests.length, 3, 'present files are not fetched again');
   });
@@ -74,7 +86,10 @@ describe('ensureModelFiles', () => {
     const server = await hub(t, { ...realSmallFiles(), [MODEL_WEIGHTS_FILE]: standinWeights });
     await assert.rejects(ensureModelFiles(minilm, cache, options(server.url)), (err: unknown) => {
       assert.ok(ragError('ERR_MODEL_HASH_MISMATCH')(err));
-      assert.match(String(err), /model_quantized\.onnx has SHA-256 [0-9a-f]{64}, expected afdb6f1a.*the file was deleted/);
+      assert.match(
+        String(err),
+        /model_quantized\.onnx has SHA-256 [0-9a-f]{64}, expected afdb6f1a.*the file was deleted/,
+      );
       return true;
     });
     const onnxDir = path.join(modelDir(cache, minilm), 'onnx');
@@ -99,11 +114,15 @@ describe('ensureModelFiles', () => {
   it('offline, says which files to place where without any request', async (t) => {
     const cache = tempDir(t);
     const server = await hub(t, realSmallFiles());
-    await assert.rejects(ensureModelFiles(minilm, cache, { ...options(server.url), enabled: false }), (err: unknown) => {
-      assert.ok(ragError('ERR_MODEL_UNAVAILABLE')(err));
-      for (const file of minilm.files) assert.ok(String(err).includes(path.join(modelDir(cache, minilm), ...file.path.split('/'))));
-      return true;
-    });
+    await assert.rejects(
+      ensureModelFiles(minilm, cache, { ...options(server.url), enabled: false }),
+      (err: unknown) => {
+        assert.ok(ragError('ERR_MODEL_UNAVAILABLE')(err));
+        for (const file of minilm.files)
+          assert.ok(String(err).includes(path.join(modelDir(cache, minilm), ...file.path.split('/'))));
+        return true;
+      },
+    );
     assert.deepEqual(server.requests, []);
   });
 
@@ -112,7 +131,10 @@ describe('ensureModelFiles', () => {
     const server = createServer();
     const url = await listen(server, '127.0.0.1', 0);
     await closeServer(server);
-    await assert.rejects(ensureModelFiles(minilm, cache, options(url)), /could not be downloaded \(.*\)\.\nPlace these files/);
+    await assert.rejects(
+      ensureModelFiles(minilm, cache, options(url)),
+      /could not be downloaded \(.*\)\.\nPlace these files/,
+    );
   });
 
   it('never downloads a model without pinned hashes', async (t) => {

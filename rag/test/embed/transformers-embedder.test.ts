@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { E5_SMALL, MINILM, sharedEmbedder } from '../support/fixtures.js';
+import { E5_SMALL, MINILM, sharedEmbedder } from '../../test-support/fixtures.js';
 
 const norm = (v: Float32Array) => Math.sqrt(v.reduce((sum, x) => sum + x * x, 0));
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { chunkerSettingsFor } from '../../src/chunk/settings.js';
 import { canonicalJson, fingerprintInputsOf, fingerprintOf } from '../../src/index/fingerprint.js';
-import { E5_SMALL, model } from '../support/fixtures.js';
+import { E5_SMALL, model } from '../../test-support/fixtures.js';
 
 describe('fingerprintOf', () => {
   const e5 = model(E5_SMALL);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { RagError } from '../../src/errors/rag-error.js';
 import { acquireIndexLock } from '../../src/store/index-lock.js';
-import { tempDir } from '../support/fixtures.js';
+import { tempDir } from '../../test-support/fixtures.js';
 
 describe('acquireIndexLock', () => {
   it('lets one holder in at a time and names the index to the second', (t) => {

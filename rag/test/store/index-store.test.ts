@@ -3,9 +3,9 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { RagError } from '../../src/errors/rag-error.js';
-import { IndexStore, type FileRecord, type StoredChunk } from '../../src/store/index-store.js';
-import { E5_SMALL, MINILM, model, tempDir } from '../support/fixtures.js';
-import { assertConsistent, assertFtsIntact } from '../support/consistency.js';
+import { type FileRecord, IndexStore, type StoredChunk } from '../../src/store/index-store.js';
+import { assertConsistent, assertFtsIntact } from '../../test-support/consistency.js';
+import { E5_SMALL, MINILM, model, tempDir } from '../../test-support/fixtures.js';
 
 const minilm = model(MINILM);
 
@@ -40,7 +40,9 @@ function ftsPaths(file: string, query: string): string[] {
   const db = new Database(file, { readonly: true });
   try {
     return db
-      .prepare('SELECT f.path FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id WHERE chunks_fts MATCH ? ORDER BY rank')
+      .prepare(
+        'SELECT f.path FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id WHERE chunks_fts MATCH ? ORDER BY rank',
+      )
       .pluck()
       .all(query)
       .map(String)
@@ -97,7 +99,10 @@ describe('IndexStore', () => {
     const store = open(file);
     store.replaceFile(record('a.md'), [chunk(0, 'original')], 5);
     // Two chunks with the same seq violate UNIQUE (file_id, seq) on the second insert, after the deletes ran.
-    assert.throws(() => store.replaceFile(record('a.md', { contentSha256: 'new' }), [chunk(0, 'x'), chunk(0, 'y')], 6), /UNIQUE/);
+    assert.throws(
+      () => store.replaceFile(record('a.md', { contentSha256: 'new' }), [chunk(0, 'x'), chunk(0, 'y')], 6),
+      /UNIQUE/,
+    );
     assert.equal(store.fileRows('v').get('a.md')?.contentSha256, 'sha');
     assert.deepEqual(ftsPaths(file, '"original"'), ['a.md']);
     assert.deepEqual(assertConsistent(file, 384), { files: 1, chunks: 1, vectors: 1 });
@@ -107,7 +112,10 @@ describe('IndexStore', () => {
 
   it('refuses a vector of another dimension before writing anything', (t) => {
     const store = open(path.join(tempDir(t), 'index.sqlite'));
-    assert.throws(() => store.replaceFile(record('a.md'), [chunk(0, 'x', 768)], 5), (err: unknown) => err instanceof RagError && err.code === 'ERR_EMBEDDING');
+    assert.throws(
+      () => store.replaceFile(record('a.md'), [chunk(0, 'x', 768)], 5),
+      (err: unknown) => err instanceof RagError && err.code === 'ERR_EMBEDDING',
+    );
     assert.equal(store.fileRows('v').size, 0);
     store.close();
   });
@@ -130,7 +138,9 @@ describe('IndexStore', () => {
       (err: unknown) =>
         err instanceof RagError &&
         err.code === 'ERR_INDEX_MODEL_MISMATCH' &&
-        /built with sentence-transformers\/all-MiniLM-L6-v2 \(384 dimensions\) but the config names intfloat\/multilingual-e5-small \(384 dimensions\); run 'notegate-rag index --rebuild'/.test(err.message),
+        /built with sentence-transformers\/all-MiniLM-L6-v2 \(384 dimensions\) but the config names intfloat\/multilingual-e5-small \(384 dimensions\); run 'notegate-rag index --rebuild'/.test(
+          err.message,
+        ),
     );
     assert.throws(() => open(file, { model: model('intfloat/multilingual-e5-base') }), /--rebuild/);
   });
@@ -155,7 +165,10 @@ describe('IndexStore', () => {
     db.exec('CREATE TABLE precious (x)');
     db.close();
     for (const rebuild of [false, true]) {
-      assert.throws(() => open(file, { rebuild }), (err: unknown) => err instanceof RagError && err.code === 'ERR_INDEX_SCHEMA');
+      assert.throws(
+        () => open(file, { rebuild }),
+        (err: unknown) => err instanceof RagError && err.code === 'ERR_INDEX_SCHEMA',
+      );
     }
   });
 

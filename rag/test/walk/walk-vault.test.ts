@@ -3,7 +3,7 @@ import { mkdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { walkVault } from '../../src/walk/walk-vault.js';
-import { tempDir, writeFiles } from '../support/fixtures.js';
+import { tempDir, writeFiles } from '../../test-support/fixtures.js';
 
 function setup(t: import('node:test').TestContext) {
   const base = tempDir(t);

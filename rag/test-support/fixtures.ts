@@ -2,10 +2,10 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
-import { loadRagConfig, type RagConfig } from '../../src/config/load-config.js';
-import { findModel, type ModelSpec } from '../../src/config/models.js';
-import type { Embedder } from '../../src/embed/embedder.js';
-import { loadTransformersEmbedder } from '../../src/embed/transformers-embedder.js';
+import { loadRagConfig, type RagConfig } from '../src/config/load-config.js';
+import { findModel, type ModelSpec } from '../src/config/models.js';
+import type { Embedder } from '../src/embed/embedder.js';
+import { loadTransformersEmbedder } from '../src/embed/transformers-embedder.js';
 import { standinModelCache } from './shared.js';
 
 export const MINILM = 'sentence-transformers/all-MiniLM-L6-v2';

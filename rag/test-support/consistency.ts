@@ -23,10 +23,26 @@ export function assertConsistent(indexPath: string, dimension: number): IndexCou
       .all();
     assert.deepEqual(mismatched, [], 'every file row has all its chunks');
     const count = (sql: string) => Number(db.prepare(sql).pluck().get());
-    assert.equal(count('SELECT count(*) FROM chunks c LEFT JOIN chunk_vectors v ON v.chunk_id = c.id WHERE v.chunk_id IS NULL'), 0, 'every chunk has a vector');
-    assert.equal(count(`SELECT count(*) FROM chunk_vectors WHERE length(embedding) != ${dimension * 4}`), 0, 'vector sizes');
-    assert.equal(count('SELECT count(*) FROM chunk_vectors v LEFT JOIN chunks c ON c.id = v.chunk_id WHERE c.id IS NULL'), 0, 'no orphan vectors');
-    assert.equal(count('SELECT count(*) FROM chunks c LEFT JOIN files f ON f.id = c.file_id WHERE f.id IS NULL'), 0, 'no orphan chunks');
+    assert.equal(
+      count('SELECT count(*) FROM chunks c LEFT JOIN chunk_vectors v ON v.chunk_id = c.id WHERE v.chunk_id IS NULL'),
+      0,
+      'every chunk has a vector',
+    );
+    assert.equal(
+      count(`SELECT count(*) FROM chunk_vectors WHERE length(embedding) != ${dimension * 4}`),
+      0,
+      'vector sizes',
+    );
+    assert.equal(
+      count('SELECT count(*) FROM chunk_vectors v LEFT JOIN chunks c ON c.id = v.chunk_id WHERE c.id IS NULL'),
+      0,
+      'no orphan vectors',
+    );
+    assert.equal(
+      count('SELECT count(*) FROM chunks c LEFT JOIN files f ON f.id = c.file_id WHERE f.id IS NULL'),
+      0,
+      'no orphan chunks',
+    );
     return {
       files: count('SELECT count(*) FROM files'),
       chunks: count('SELECT count(*) FROM chunks'),

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findRepositoryRoot } from '../../src/config/repo-root.js';
+import { findRepositoryRoot } from '../src/config/repo-root.js';
 
 /**
  * The shared folder beside the repository (stand-in models, eval data):
@@ -31,5 +31,5 @@ export function realModelFiles(): string {
 
 /** The repository's compiled CLI. */
 export function cliPath(): string {
-  return path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'cli', 'main.js');
+  return path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'src', 'cli', 'main.js');
 }
