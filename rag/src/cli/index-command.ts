@@ -52,6 +52,9 @@ async function runIndexCommand(line: CommandLine<typeof OPTIONS>, deps: IndexCom
   const cwd = deps.cwd ?? process.cwd();
   const config = loadRagConfig(options.config ?? defaultConfigPath(cwd), environment.homeDir);
   const known = config.vaults.map((vault) => vault.id);
+  if (options.rebuild && options.vault.length > 0) {
+    throw new UsageError('--rebuild rebuilds the whole index; it cannot be combined with --vault');
+  }
   const unknown = options.vault.find((id) => !known.includes(id));
   if (unknown !== undefined)
     throw new UsageError(`--vault: '${unknown}' is not in the config (allowed: ${known.join(', ')})`);

@@ -30,12 +30,18 @@ export const MODEL_WEIGHTS_FILE = 'onnx/model_quantized.onnx';
 
 const E5_PREFIXES = { passagePrefix: 'passage: ', queryPrefix: 'query: ' } as const;
 
-function unpinnedFiles(): readonly ModelFile[] {
+/** The four files transformers.js reads (facts/models.md §3), with their SHA-256 where known. */
+function modelFiles(sha256?: {
+  config: string;
+  tokenizer: string;
+  tokenizerConfig: string;
+  weights: string;
+}): ModelFile[] {
   return [
-    { path: 'config.json' },
-    { path: 'tokenizer.json' },
-    { path: 'tokenizer_config.json' },
-    { path: MODEL_WEIGHTS_FILE },
+    { path: 'config.json', sha256: sha256?.config },
+    { path: 'tokenizer.json', sha256: sha256?.tokenizer },
+    { path: 'tokenizer_config.json', sha256: sha256?.tokenizerConfig },
+    { path: MODEL_WEIGHTS_FILE, sha256: sha256?.weights },
   ];
 }
 
@@ -47,12 +53,12 @@ export const MODELS: readonly ModelSpec[] = [
     dimension: 384,
     windowTokens: 512,
     ...E5_PREFIXES,
-    files: [
-      { path: 'config.json', sha256: 'cb99455288675345e1a4f411438d5d0adbba5fbd3a67ea4fb03c015433b996c1' },
-      { path: 'tokenizer.json', sha256: '0b44a9d7b51c3c62626640cda0e2c2f70fdacdc25bbbd68038369d14ebdf4c39' },
-      { path: 'tokenizer_config.json', sha256: 'a1d6bc8734a6f635dc158508bef000f8e2e5a759c7d92f984b2c86e5ff53425b' },
-      { path: MODEL_WEIGHTS_FILE, sha256: 'f80102d3f2a1229f387d3c81909990d8945513e347b0eab049f7de3c6f98c193' },
-    ],
+    files: modelFiles({
+      config: 'cb99455288675345e1a4f411438d5d0adbba5fbd3a67ea4fb03c015433b996c1',
+      tokenizer: '0b44a9d7b51c3c62626640cda0e2c2f70fdacdc25bbbd68038369d14ebdf4c39',
+      tokenizerConfig: 'a1d6bc8734a6f635dc158508bef000f8e2e5a759c7d92f984b2c86e5ff53425b',
+      weights: 'f80102d3f2a1229f387d3c81909990d8945513e347b0eab049f7de3c6f98c193',
+    }),
   },
   {
     id: 'sentence-transformers/all-MiniLM-L6-v2',
@@ -63,12 +69,12 @@ export const MODELS: readonly ModelSpec[] = [
     windowTokens: 256,
     passagePrefix: '',
     queryPrefix: '',
-    files: [
-      { path: 'config.json', sha256: '7135149f7cffa1a573466c6e4d8423ed73b62fd2332c575bf738a0d033f70df7' },
-      { path: 'tokenizer.json', sha256: 'da0e79933b9ed51798a3ae27893d3c5fa4a201126cef75586296df9b4d2c62a0' },
-      { path: 'tokenizer_config.json', sha256: '9261e7d79b44c8195c1cada2b453e55b00aeb81e907a6664974b4d7776172ab3' },
-      { path: MODEL_WEIGHTS_FILE, sha256: 'afdb6f1a0e45b715d0bb9b11772f032c399babd23bfc31fed1c170afc848bdb1' },
-    ],
+    files: modelFiles({
+      config: '7135149f7cffa1a573466c6e4d8423ed73b62fd2332c575bf738a0d033f70df7',
+      tokenizer: 'da0e79933b9ed51798a3ae27893d3c5fa4a201126cef75586296df9b4d2c62a0',
+      tokenizerConfig: '9261e7d79b44c8195c1cada2b453e55b00aeb81e907a6664974b4d7776172ab3',
+      weights: 'afdb6f1a0e45b715d0bb9b11772f032c399babd23bfc31fed1c170afc848bdb1',
+    }),
   },
   {
     id: 'intfloat/multilingual-e5-base',
@@ -77,7 +83,7 @@ export const MODELS: readonly ModelSpec[] = [
     dimension: 768,
     windowTokens: 512,
     ...E5_PREFIXES,
-    files: unpinnedFiles(),
+    files: modelFiles(),
   },
   {
     id: 'intfloat/multilingual-e5-large',
@@ -86,7 +92,7 @@ export const MODELS: readonly ModelSpec[] = [
     dimension: 1024,
     windowTokens: 512,
     ...E5_PREFIXES,
-    files: unpinnedFiles(),
+    files: modelFiles(),
   },
 ];
 

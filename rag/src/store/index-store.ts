@@ -3,9 +3,10 @@ import type { ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
 import { type IndexMeta, META_KEYS, readIndexMeta, readMetaValues, writeMeta } from './index-meta.js';
 import { openDatabase } from './open-database.js';
+import { prepareSchema } from './prepare-schema.js';
 import { asRow, num, text } from './rows.js';
-import { createSchema, dropSchema, SCHEMA_VERSION } from './schema.js';
-import { encodeVector, VECTOR_FORMAT } from './vector-codec.js';
+import { prepareStatements, type Statements } from './statements.js';
+import { encodeVector } from './vector-codec.js';
 
 /** What the index knows about one file. */
 export interface FileRow {
@@ -51,7 +52,7 @@ export interface OpenIndexOptions {
 
 /** The writer's view of the index file. Every change of one file is one transaction. */
 export class IndexStore {
-  private readonly statements: ReturnType<typeof prepareStatements>;
+  private readonly statements: Statements;
 
   private constructor(
     readonly file: string,
@@ -218,78 +219,4 @@ export class IndexStore {
     this.statements.deleteVectorsOfFile.run(fileId);
     this.statements.deleteChunksOfFile.run(fileId);
   }
-}
-
-function prepareSchema(db: Database.Database, file: string, options: OpenIndexOptions): void {
-  const version = Number(db.pragma('user_version', { simple: true }));
-  if (version === 0) {
-    const foreign = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").get();
-    if (num(asRow(foreign), 'n') > 0) {
-      throw new RagError(
-        'ERR_INDEX_SCHEMA',
-        `${file} is a SQLite database but not a notegate index; refusing to touch it`,
-      );
-    }
-    initialise(db, options);
-    return;
-  }
-  if (options.rebuild) {
-    dropSchema(db);
-    initialise(db, options);
-    return;
-  }
-  if (version !== SCHEMA_VERSION) {
-    throw new RagError(
-      'ERR_INDEX_SCHEMA',
-      `index ${file} has format version ${version}, this version reads ${SCHEMA_VERSION}; run 'notegate-rag index --rebuild'`,
-    );
-  }
-  const meta = readIndexMeta(db);
-  const { model } = options;
-  if (meta.modelId !== model.id || meta.dimension !== model.dimension) {
-    throw new RagError(
-      'ERR_INDEX_MODEL_MISMATCH',
-      `index ${file} was built with ${meta.modelId} (${meta.dimension} dimensions) but the config names ${model.id} (${model.dimension} dimensions); run 'notegate-rag index --rebuild' to rebuild it with the new model`,
-    );
-  }
-}
-
-function initialise(db: Database.Database, options: OpenIndexOptions): void {
-  const tokenizer = createSchema(db, options.ftsTokenizer ?? 'auto');
-  writeMeta(db, {
-    [META_KEYS.schemaVersion]: SCHEMA_VERSION,
-    [META_KEYS.modelId]: options.model.id,
-    [META_KEYS.dimension]: options.model.dimension,
-    [META_KEYS.ftsTokenizer]: tokenizer,
-    [META_KEYS.vectorFormat]: VECTOR_FORMAT,
-    [META_KEYS.createdAtMs]: options.nowMs,
-  });
-}
-
-function prepareStatements(db: Database.Database) {
-  return {
-    filesOfVault: db.prepare(
-      'SELECT id, path, mtime_ms, size_bytes, content_sha256, fingerprint FROM files WHERE vault = ?',
-    ),
-    fileId: db.prepare('SELECT id FROM files WHERE vault = ? AND path = ?'),
-    touchFile: db.prepare('UPDATE files SET mtime_ms = ?, size_bytes = ? WHERE id = ?'),
-    insertFile: db.prepare(
-      `INSERT INTO files (vault, path, namespace, title, aliases, tags, mtime_ms, size_bytes,
-         content_sha256, fingerprint, chunk_count, indexed_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    updateFile: db.prepare(
-      `UPDATE files SET namespace = ?, title = ?, aliases = ?, tags = ?, mtime_ms = ?, size_bytes = ?,
-         content_sha256 = ?, fingerprint = ?, chunk_count = ?, indexed_at_ms = ? WHERE id = ?`,
-    ),
-    deleteFile: db.prepare('DELETE FROM files WHERE id = ?'),
-    insertChunk: db.prepare(
-      `INSERT INTO chunks (file_id, vault, namespace, seq, title, heading, body, line_start, line_end, token_count)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    insertVector: db.prepare('INSERT INTO chunk_vectors (chunk_id, embedding) VALUES (?, ?)'),
-    deleteVectorsOfFile: db.prepare(
-      'DELETE FROM chunk_vectors WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = ?)',
-    ),
-    deleteChunksOfFile: db.prepare('DELETE FROM chunks WHERE file_id = ?'),
-  };
 }

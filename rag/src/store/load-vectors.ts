@@ -9,6 +9,7 @@ export interface VectorMatrix {
   readonly count: number;
   /** Row `i` is `data[i * dimension .. (i + 1) * dimension)`. */
   readonly data: Float32Array;
+  /** Ascending, so a chunk's row can be found by binary search. */
   readonly chunkIds: Float64Array;
   /** Index into `vaultNames` / `namespaceNames` per row: a filter becomes an integer compare. */
   readonly vaultCodes: Uint16Array;
@@ -35,7 +36,7 @@ export function loadVectorMatrix(db: Database.Database, dimension: number): Vect
     const namespaces = new Interner();
     const rows = db
       .prepare(
-        'SELECT v.chunk_id, c.vault, c.namespace, v.embedding FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id',
+        'SELECT v.chunk_id, c.vault, c.namespace, v.embedding FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id ORDER BY v.chunk_id',
       )
       .raw()
       .iterate();

@@ -95,6 +95,9 @@ describe('notegate-rag index', () => {
     const unknown = run(ws, ['--vault', 'nope']);
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /--vault: 'nope' is not in the config \(allowed: v\)/);
+    const partialRebuild = run(ws, ['--rebuild', '--vault', 'v']);
+    assert.equal(partialRebuild.code, 2);
+    assert.match(partialRebuild.stderr, /--rebuild rebuilds the whole index; it cannot be combined with --vault/);
   });
 
   it('refuses an index built with another model with exit 2 naming --rebuild, and --rebuild fixes it', (t) => {
