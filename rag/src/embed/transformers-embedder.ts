@@ -1,4 +1,4 @@
-import { AutoModel, AutoTokenizer, env, mean_pooling, Tensor } from '@huggingface/transformers';
+import type { Tensor } from '@huggingface/transformers';
 import type { ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
 import { type Embedder, SPECIAL_TOKENS_PER_INPUT } from './embedder.js';
@@ -20,6 +20,8 @@ export async function loadTransformersEmbedder(
   cacheDir: string,
   options: TransformersEmbedderOptions = {},
 ): Promise<Embedder> {
+  // Imported on first use: a run with nothing to embed (the common case) never pays for loading ONNX Runtime.
+  const { AutoModel, AutoTokenizer, env, mean_pooling, Tensor } = await import('@huggingface/transformers');
   // facts/models.md §3: no remote fetches, and no cache written into node_modules.
   env.allowRemoteModels = false;
   env.allowLocalModels = true;
@@ -43,6 +45,7 @@ export async function loadTransformersEmbedder(
   const embedTexts = async (inputs: readonly string[]): Promise<Float32Array[]> => {
     if (inputs.length === 0) return [];
     const encoded = asEncoded(
+      Tensor,
       tokenizer([...inputs], { padding: true, truncation: true, max_length: model.windowTokens }),
     );
     const output: unknown = await onnx(encoded);
@@ -70,10 +73,10 @@ export async function loadTransformersEmbedder(
   };
 }
 
-function asEncoded(value: unknown): Encoded {
+function asEncoded(tensorClass: typeof Tensor, value: unknown): Encoded {
   const encoded: Encoded = {};
   if (value instanceof Object) {
-    for (const [key, tensor] of Object.entries(value)) if (tensor instanceof Tensor) encoded[key] = tensor;
+    for (const [key, tensor] of Object.entries(value)) if (tensor instanceof tensorClass) encoded[key] = tensor;
   }
   return encoded;
 }
