@@ -6,6 +6,7 @@ import { loadRagConfig, type RagConfig } from '../src/config/load-config.js';
 import { findModel, type ModelSpec } from '../src/config/models.js';
 import type { Embedder } from '../src/embed/embedder.js';
 import { loadTransformersEmbedder } from '../src/embed/transformers-embedder.js';
+import type { FileRecord } from '../src/store/index-store.js';
 import { standinModelCache } from './shared.js';
 
 export const MINILM = 'sentence-transformers/all-MiniLM-L6-v2';
@@ -84,4 +85,21 @@ export function sharedEmbedder(id: string): Promise<Embedder> {
     embedders.set(id, embedder);
   }
   return embedder;
+}
+
+/** A file row for store-level tests (vault `v`, fixed stamps). */
+export function fileRecord(pathName: string, overrides: Partial<FileRecord> = {}): FileRecord {
+  return {
+    vault: 'v',
+    path: pathName,
+    namespace: '',
+    title: 'Title',
+    aliases: ['alias'],
+    tags: [],
+    mtimeMs: 1,
+    sizeBytes: 2,
+    contentSha256: 'sha',
+    fingerprint: 'fp',
+    ...overrides,
+  };
 }

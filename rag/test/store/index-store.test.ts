@@ -5,25 +5,9 @@ import Database from 'better-sqlite3';
 import { RagError } from '../../src/errors/rag-error.js';
 import { type FileRecord, IndexStore, type StoredChunk } from '../../src/store/index-store.js';
 import { assertConsistent, assertFtsIntact } from '../../test-support/consistency.js';
-import { E5_SMALL, MINILM, model, tempDir } from '../../test-support/fixtures.js';
+import { E5_SMALL, MINILM, model, fileRecord as record, tempDir } from '../../test-support/fixtures.js';
 
 const minilm = model(MINILM);
-
-function record(pathName: string, overrides: Partial<FileRecord> = {}): FileRecord {
-  return {
-    vault: 'v',
-    path: pathName,
-    namespace: '',
-    title: 'Title',
-    aliases: ['alias'],
-    tags: [],
-    mtimeMs: 1,
-    sizeBytes: 2,
-    contentSha256: 'sha',
-    fingerprint: 'fp',
-    ...overrides,
-  };
-}
 
 function chunk(seq: number, text: string, dimension = 384): StoredChunk {
   const vector = new Float32Array(dimension);

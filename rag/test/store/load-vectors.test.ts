@@ -5,7 +5,7 @@ import { IndexStore } from '../../src/store/index-store.js';
 import { loadVectorMatrix } from '../../src/store/load-vectors.js';
 import { openDatabase } from '../../src/store/open-database.js';
 import { decodeVector, encodeVector } from '../../src/store/vector-codec.js';
-import { MINILM, model, tempDir } from '../../test-support/fixtures.js';
+import { fileRecord, MINILM, model, tempDir } from '../../test-support/fixtures.js';
 
 const vector = (seed: number) => Float32Array.from({ length: 384 }, (_, i) => Math.sin(seed * 1000 + i));
 
@@ -28,18 +28,7 @@ describe('vector storage', () => {
     ];
     files.forEach((f, i) => {
       store.replaceFile(
-        {
-          vault: f.vault,
-          path: `${f.namespace}/n${i}.md`,
-          namespace: f.namespace,
-          title: 't',
-          aliases: [],
-          tags: [],
-          mtimeMs: 0,
-          sizeBytes: 0,
-          contentSha256: '',
-          fingerprint: '',
-        },
+        fileRecord(`${f.namespace}/n${i}.md`, { vault: f.vault, namespace: f.namespace }),
         f.seeds.map((seed, seq) => ({
           seq,
           heading: '',
