@@ -1,0 +1,50 @@
+/** Small helpers shared by the retrieval benchmarks. */
+
+/** Deterministic PRNG (mulberry32), so every run measures the same data. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A random unit vector (Gaussian components, then L2-normalized). */
+export function unitVector(random: () => number, dimension: number): Float32Array {
+  const v = new Float32Array(dimension);
+  let norm = 0;
+  for (let i = 0; i < dimension; i += 1) {
+    const g = Math.sqrt(-2 * Math.log(random() || 1e-12)) * Math.cos(2 * Math.PI * random());
+    v[i] = g;
+    norm += g * g;
+  }
+  const scale = 1 / Math.sqrt(norm);
+  for (let i = 0; i < dimension; i += 1) v[i] = (v[i] ?? 0) * scale;
+  return v;
+}
+
+export interface Timing {
+  readonly medianMs: number;
+  readonly p95Ms: number;
+}
+
+export function timings(samplesMs: readonly number[]): Timing {
+  const sorted = [...samplesMs].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+  return { medianMs: at(0.5), p95Ms: at(0.95) };
+}
+
+export function printTable(headers: readonly string[], rows: readonly (readonly string[])[]): void {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const format = (cells: readonly string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+  console.log(format(headers));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const row of rows) console.log(format(row));
+}
+
+export function mib(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}

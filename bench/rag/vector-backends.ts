@@ -1,0 +1,227 @@
+/**
+ * Vector backend choice for the index: sqlite-vec `vec0` versus plain float32
+ * BLOBs in an ordinary table, loaded once into one Float32Array and scanned
+ * exactly in JS. Top-10 over 10k and 100k synthetic unit vectors (384-d), with
+ * the vault/namespace filter applied BEFORE the top-k cut in both.
+ *
+ * Run: npx tsc -b && node bench/rag/dist/vector-backends.js [--sizes 10000,100000] [--queries 50]
+ */
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { findModel, IndexStore, loadVectorMatrix, openDatabase, type VectorMatrix } from '@notegate/rag';
+import Database from 'better-sqlite3';
+import * as sqliteVec from 'sqlite-vec';
+import { mib, printTable, seededRandom, timings, unitVector } from './support.js';
+
+const DIMENSION = 384;
+const TOP_K = 10;
+const CHUNKS_PER_FILE = 10;
+const NAMESPACES = 10;
+
+interface Filter {
+  readonly label: string;
+  readonly vaults: readonly string[];
+  readonly namespaces?: readonly string[];
+}
+
+const FILTERS: readonly Filter[] = [
+  { label: 'no filter (100%)', vaults: ['big', 'mid', 'small'] },
+  { label: 'vault mid (9%)', vaults: ['mid'] },
+  { label: 'vault small (1%)', vaults: ['small'] },
+  { label: 'vault big + ns3 (9%)', vaults: ['big'], namespaces: ['ns3'] },
+  { label: 'vaults small,mid (10%)', vaults: ['small', 'mid'] },
+];
+
+/** Vault of the i-th file: 1% small, 9% mid, 90% big (the "small vault crowded" case, rag-lessons.md §1). */
+function vaultOf(fileIndex: number): string {
+  const bucket = fileIndex % 100;
+  return bucket === 0 ? 'small' : bucket < 10 ? 'mid' : 'big';
+}
+
+function arg(name: string, fallback: string): string {
+  const at = process.argv.indexOf(name);
+  return at === -1 ? fallback : (process.argv[at + 1] ?? fallback);
+}
+
+async function main(): Promise<void> {
+  const sizes = arg('--sizes', '10000,100000').split(',').map(Number);
+  const queryCount = Number(arg('--queries', '50'));
+  const rows: string[][] = [];
+  const setupRows: string[][] = [];
+  for (const size of sizes) {
+    const dir = mkdtempSync(path.join(tmpdir(), 'notegate-vector-bench-'));
+    try {
+      const random = seededRandom(size);
+      const vectors = Array.from({ length: size }, () => unitVector(random, DIMENSION));
+      const queries = Array.from({ length: queryCount }, () => unitVector(random, DIMENSION));
+      const blob = buildBlobIndex(path.join(dir, 'blob.sqlite'), vectors);
+      const vec = buildVec0Index(path.join(dir, 'vec0.sqlite'), vectors);
+      setupRows.push([
+        String(size),
+        'BLOB table + JS scan',
+        `${blob.insertMs.toFixed(0)} ms`,
+        `${blob.loadMs.toFixed(0)} ms`,
+        mib(blob.bytes),
+      ]);
+      setupRows.push([String(size), 'sqlite-vec vec0', `${vec.insertMs.toFixed(0)} ms`, '–', mib(vec.bytes)]);
+      for (const filter of FILTERS) {
+        const js = measure(queries, (q) => exactTopK(blob.matrix, q, TOP_K, filter));
+        const v0 = measure(queries, (q) => vec0TopK(vec.db, q, TOP_K, filter));
+        const agree = queries.every((q) =>
+          sameIds(exactTopK(blob.matrix, q, TOP_K, filter), vec0TopK(vec.db, q, TOP_K, filter)),
+        );
+        rows.push([String(size), filter.label, fmt(js), fmt(v0), agree ? 'identical' : 'DIFFER']);
+      }
+      vec.db.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  console.log('\nSetup (insert through the real write path / load into one Float32Array / file size):');
+  printTable(['vectors', 'backend', 'insert', 'load', 'size on disk'], setupRows);
+  console.log(`\nTop-${TOP_K} query latency, median / p95 over ${queryCount} queries (filter applied before top-k):`);
+  printTable(['vectors', 'filter', 'BLOB + JS exact scan', 'sqlite-vec vec0', 'top-10 ids'], rows);
+}
+
+function buildBlobIndex(file: string, vectors: readonly Float32Array[]) {
+  const model = findModel('intfloat/multilingual-e5-small');
+  if (!model) throw new Error('model table lacks e5-small');
+  const started = performance.now();
+  const store = IndexStore.open(file, { model, nowMs: Date.now() });
+  for (let f = 0; f * CHUNKS_PER_FILE < vectors.length; f += 1) {
+    const chunks = vectors.slice(f * CHUNKS_PER_FILE, (f + 1) * CHUNKS_PER_FILE).map((vector, seq) => ({
+      seq,
+      heading: 'Section',
+      lineStart: seq * 10 + 1,
+      lineEnd: seq * 10 + 9,
+      text: `synthetic chunk ${f}/${seq}`,
+      tokenCount: 100,
+      vector,
+    }));
+    store.replaceFile(
+      {
+        vault: vaultOf(f),
+        path: `ns${f % NAMESPACES}/note-${f}.md`,
+        namespace: `ns${f % NAMESPACES}`,
+        title: `Note ${f}`,
+        aliases: [],
+        tags: [],
+        mtimeMs: 0,
+        sizeBytes: 0,
+        contentSha256: '',
+        fingerprint: '',
+      },
+      chunks,
+      0,
+    );
+  }
+  store.close();
+  const insertMs = performance.now() - started;
+  const db = openDatabase(file, { readonly: true });
+  const loadStarted = performance.now();
+  const matrix = loadVectorMatrix(db, DIMENSION);
+  const loadMs = performance.now() - loadStarted;
+  db.close();
+  return { matrix, insertMs, loadMs, bytes: fileSize(file) };
+}
+
+function buildVec0Index(file: string, vectors: readonly Float32Array[]) {
+  const db = new Database(file);
+  sqliteVec.load(db);
+  db.pragma('journal_mode = WAL');
+  const started = performance.now();
+  db.exec(`CREATE VIRTUAL TABLE vec USING vec0 (
+    chunk_id INTEGER PRIMARY KEY, embedding float[${DIMENSION}] distance_metric=cosine, vault TEXT, namespace TEXT)`);
+  const insert = db.prepare('INSERT INTO vec (chunk_id, embedding, vault, namespace) VALUES (?, ?, ?, ?)');
+  db.transaction(() => {
+    vectors.forEach((vector, i) => {
+      const f = Math.floor(i / CHUNKS_PER_FILE);
+      insert.run(BigInt(i + 1), vector, vaultOf(f), `ns${f % NAMESPACES}`);
+    });
+  })();
+  const insertMs = performance.now() - started;
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  return { db, insertMs, bytes: fileSize(file) };
+}
+
+/** The filter is a mask over integer codes, checked before any dot product: filtered rows cost nothing. */
+function exactTopK(matrix: VectorMatrix, query: Float32Array, k: number, filter: Filter): number[] {
+  const vaultOk = mask(matrix.vaultNames, filter.vaults);
+  const namespaceOk = filter.namespaces ? mask(matrix.namespaceNames, filter.namespaces) : undefined;
+  const { data, dimension } = matrix;
+  const bestIds: number[] = [];
+  const bestScores: number[] = [];
+  for (let row = 0; row < matrix.count; row += 1) {
+    if (!vaultOk[matrix.vaultCodes[row] ?? 0]) continue;
+    if (namespaceOk && !namespaceOk[matrix.namespaceCodes[row] ?? 0]) continue;
+    let a = 0;
+    let b = 0;
+    let c = 0;
+    let d = 0;
+    for (let j = 0, o = row * dimension; j < dimension; j += 4, o += 4) {
+      a += (data[o] ?? 0) * (query[j] ?? 0);
+      b += (data[o + 1] ?? 0) * (query[j + 1] ?? 0);
+      c += (data[o + 2] ?? 0) * (query[j + 2] ?? 0);
+      d += (data[o + 3] ?? 0) * (query[j + 3] ?? 0);
+    }
+    const score = a + b + c + d;
+    if (bestScores.length === k && score <= (bestScores[k - 1] ?? 0)) continue;
+    let at = bestScores.length === k ? k - 1 : bestScores.length;
+    while (at > 0 && (bestScores[at - 1] ?? 0) < score) at -= 1;
+    bestScores.splice(at, 0, score);
+    bestIds.splice(at, 0, matrix.chunkIds[row] ?? 0);
+    if (bestScores.length > k) {
+      bestScores.pop();
+      bestIds.pop();
+    }
+  }
+  return bestIds;
+}
+
+function mask(names: readonly string[], wanted: readonly string[]): Uint8Array {
+  return Uint8Array.from(names, (name) => (wanted.includes(name) ? 1 : 0));
+}
+
+/** sqlite-vec pushes metadata-column constraints into the KNN scan (site/features/knn.md). */
+function vec0TopK(db: Database.Database, query: Float32Array, k: number, filter: Filter): number[] {
+  const vaultList = filter.vaults.map(() => '?').join(', ');
+  const namespaceClause = filter.namespaces ? ` AND namespace IN (${filter.namespaces.map(() => '?').join(', ')})` : '';
+  const sql = `SELECT chunk_id FROM vec WHERE embedding MATCH ? AND k = ? AND vault IN (${vaultList})${namespaceClause}`;
+  return db
+    .prepare(sql)
+    .pluck()
+    .all(query, k, ...filter.vaults, ...(filter.namespaces ?? []))
+    .map(Number);
+}
+
+function measure(queries: readonly Float32Array[], run: (query: Float32Array) => unknown) {
+  for (const query of queries.slice(0, 3)) run(query);
+  const samples = queries.map((query) => {
+    const started = performance.now();
+    run(query);
+    return performance.now() - started;
+  });
+  return timings(samples);
+}
+
+function sameIds(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((id, i) => id === b[i]);
+}
+
+function fmt(t: { medianMs: number; p95Ms: number }): string {
+  return `${t.medianMs.toFixed(2)} / ${t.p95Ms.toFixed(2)} ms`;
+}
+
+function fileSize(file: string): number {
+  const wal = `${file}-wal`;
+  let bytes = statSync(file).size;
+  try {
+    bytes += statSync(wal).size;
+  } catch {
+    // no WAL file left
+  }
+  return bytes;
+}
+
+await main();

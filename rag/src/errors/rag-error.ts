@@ -1,0 +1,24 @@
+/** Stable codes of the retrieval package's failures; the message says what to do. */
+export type RagErrorCode =
+  /** The model files are missing and could not be downloaded. */
+  | 'ERR_MODEL_UNAVAILABLE'
+  /** A downloaded model file does not have its pinned SHA-256. */
+  | 'ERR_MODEL_HASH_MISMATCH'
+  /** The model produced something other than one vector of its dimension per input. */
+  | 'ERR_EMBEDDING'
+  /** Another `index` run holds the index. */
+  | 'ERR_INDEX_BUSY'
+  /** The index was built with another model or dimension (needs `--rebuild`). */
+  | 'ERR_INDEX_MODEL_MISMATCH'
+  /** The index file has a schema this version cannot use (needs `--rebuild`). */
+  | 'ERR_INDEX_SCHEMA';
+
+export class RagError extends Error {
+  constructor(
+    readonly code: RagErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RagError';
+  }
+}

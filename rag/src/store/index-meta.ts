@@ -1,0 +1,69 @@
+import type Database from 'better-sqlite3';
+import { RagError } from '../errors/rag-error.js';
+import { asRow, text } from './rows.js';
+import type { FtsTokenizer } from './schema.js';
+
+/** What the `meta` table records about the index as a whole. */
+export interface IndexMeta {
+  readonly schemaVersion: number;
+  readonly modelId: string;
+  readonly dimension: number;
+  /** The FTS5 tokenizer in use (retrieval-layer.md, behaviour rule 2). */
+  readonly ftsTokenizer: FtsTokenizer;
+  readonly vectorFormat: string;
+  /** Fingerprint of everything that shapes vectors, as of the last finished run ('' before one). */
+  readonly fingerprint: string;
+  readonly createdAtMs: number;
+  /** End of the last finished `index` run; undefined before the first. */
+  readonly lastIndexedAtMs: number | undefined;
+}
+
+export const META_KEYS = {
+  schemaVersion: 'schema_version',
+  modelId: 'model_id',
+  dimension: 'dimension',
+  ftsTokenizer: 'fts_tokenizer',
+  vectorFormat: 'vector_format',
+  fingerprint: 'fingerprint',
+  fingerprintInputs: 'fingerprint_inputs',
+  createdAtMs: 'created_at_ms',
+  lastIndexedAtMs: 'last_indexed_at_ms',
+} as const;
+
+export function readMetaValues(db: Database.Database): Map<string, string> {
+  const rows = db.prepare('SELECT key, value FROM meta').all().map(asRow);
+  return new Map(rows.map((row) => [text(row, 'key'), text(row, 'value')]));
+}
+
+/** Reads and checks the index metadata; an index missing any of it is refused. */
+export function readIndexMeta(db: Database.Database): IndexMeta {
+  const values = readMetaValues(db);
+  const required = (key: string): string => {
+    const value = values.get(key);
+    if (value === undefined)
+      throw new RagError('ERR_INDEX_SCHEMA', `index metadata lacks ${key}; rebuild with --rebuild`);
+    return value;
+  };
+  const tokenizer = required(META_KEYS.ftsTokenizer);
+  if (tokenizer !== 'trigram' && tokenizer !== 'unicode61') {
+    throw new RagError('ERR_INDEX_SCHEMA', `index metadata has an unknown fts_tokenizer ${tokenizer}`);
+  }
+  const last = values.get(META_KEYS.lastIndexedAtMs);
+  return {
+    schemaVersion: Number(required(META_KEYS.schemaVersion)),
+    modelId: required(META_KEYS.modelId),
+    dimension: Number(required(META_KEYS.dimension)),
+    ftsTokenizer: tokenizer,
+    vectorFormat: required(META_KEYS.vectorFormat),
+    fingerprint: values.get(META_KEYS.fingerprint) ?? '',
+    createdAtMs: Number(required(META_KEYS.createdAtMs)),
+    lastIndexedAtMs: last === undefined ? undefined : Number(last),
+  };
+}
+
+export function writeMeta(db: Database.Database, values: Readonly<Record<string, string | number>>): void {
+  const upsert = db.prepare(
+    'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+  );
+  for (const [key, value] of Object.entries(values)) upsert.run(key, String(value));
+}

@@ -1,0 +1,222 @@
+import type Database from 'better-sqlite3';
+import type { ModelSpec } from '../config/models.js';
+import { RagError } from '../errors/rag-error.js';
+import { type IndexMeta, META_KEYS, readIndexMeta, readMetaValues, writeMeta } from './index-meta.js';
+import { openDatabase } from './open-database.js';
+import { prepareSchema } from './prepare-schema.js';
+import { asRow, num, text } from './rows.js';
+import { prepareStatements, type Statements } from './statements.js';
+import { encodeVector } from './vector-codec.js';
+
+/** What the index knows about one file. */
+export interface FileRow {
+  readonly id: number;
+  readonly path: string;
+  readonly mtimeMs: number;
+  readonly sizeBytes: number;
+  readonly contentSha256: string;
+  readonly fingerprint: string;
+}
+
+export interface FileRecord {
+  readonly vault: string;
+  readonly path: string;
+  readonly namespace: string;
+  readonly title: string;
+  readonly aliases: readonly string[];
+  readonly tags: readonly string[];
+  readonly mtimeMs: number;
+  readonly sizeBytes: number;
+  readonly contentSha256: string;
+  readonly fingerprint: string;
+}
+
+export interface StoredChunk {
+  readonly seq: number;
+  readonly heading: string;
+  readonly lineStart: number;
+  readonly lineEnd: number;
+  readonly text: string;
+  readonly tokenCount: number;
+  readonly vector: Float32Array;
+}
+
+export interface OpenIndexOptions {
+  readonly model: ModelSpec;
+  /** Internal: force the unicode61 fallback (tests). */
+  readonly ftsTokenizer?: 'auto' | 'unicode61';
+  /** `--rebuild`: drop every table and start an empty index (in the same transaction as the checks). */
+  readonly rebuild?: boolean;
+  readonly nowMs: number;
+}
+
+/** The writer's view of the index file. Every change of one file is one transaction. */
+export class IndexStore {
+  private readonly statements: Statements;
+
+  private constructor(
+    readonly file: string,
+    private readonly db: Database.Database,
+    private readonly options: OpenIndexOptions,
+  ) {
+    this.statements = prepareStatements(db);
+  }
+
+  /**
+   * Opens (creating when new) and checks the schema version and the model
+   * guard inside `BEGIN IMMEDIATE`, so two openers never both create tables.
+   * A foreign SQLite file is never touched, not even by `rebuild`.
+   */
+  static open(file: string, options: OpenIndexOptions): IndexStore {
+    const db = openDatabase(file);
+    try {
+      db.transaction(() => prepareSchema(db, file, options)).immediate();
+      return new IndexStore(file, db, options);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+  }
+
+  get meta(): IndexMeta {
+    return readIndexMeta(this.db);
+  }
+
+  fileRows(vault: string): Map<string, FileRow> {
+    const rows = this.statements.filesOfVault.all(vault).map(asRow);
+    return new Map(
+      rows.map((row) => [
+        text(row, 'path'),
+        {
+          id: num(row, 'id'),
+          path: text(row, 'path'),
+          mtimeMs: num(row, 'mtime_ms'),
+          sizeBytes: num(row, 'size_bytes'),
+          contentSha256: text(row, 'content_sha256'),
+          fingerprint: text(row, 'fingerprint'),
+        },
+      ]),
+    );
+  }
+
+  vaultsInIndex(): string[] {
+    return this.db
+      .prepare('SELECT DISTINCT vault FROM files ORDER BY vault')
+      .all()
+      .map((row) => text(asRow(row), 'vault'));
+  }
+
+  fileIdsOfVault(vault: string): number[] {
+    return this.db
+      .prepare('SELECT id FROM files WHERE vault = ?')
+      .all(vault)
+      .map((row) => num(asRow(row), 'id'));
+  }
+
+  /** Content unchanged: only the stored mtime and size move (rag-lessons.md §10). */
+  touchFiles(updates: readonly { id: number; mtimeMs: number; sizeBytes: number }[]): void {
+    if (updates.length === 0) return;
+    this.db
+      .transaction(() => {
+        for (const u of updates) this.statements.touchFile.run(u.mtimeMs, u.sizeBytes, u.id);
+      })
+      .immediate();
+  }
+
+  /** Replaces a file's row, chunks, FTS rows and vectors in one transaction: all or nothing. */
+  replaceFile(record: FileRecord, chunks: readonly StoredChunk[], indexedAtMs: number): void {
+    const dimension = this.options.model.dimension;
+    for (const chunk of chunks) {
+      if (chunk.vector.length !== dimension) {
+        throw new RagError(
+          'ERR_EMBEDDING',
+          `vector of ${chunk.vector.length} dimensions, the index holds ${dimension}`,
+        );
+      }
+    }
+    this.db
+      .transaction(() => {
+        const fileId = this.upsertFile(record, chunks.length, indexedAtMs);
+        const titleField = [record.title, ...record.aliases].join('\n');
+        for (const chunk of chunks) {
+          const chunkId = this.statements.insertChunk.run(
+            fileId,
+            record.vault,
+            record.namespace,
+            chunk.seq,
+            titleField,
+            chunk.heading,
+            chunk.text,
+            chunk.lineStart,
+            chunk.lineEnd,
+            chunk.tokenCount,
+          ).lastInsertRowid;
+          this.statements.insertVector.run(chunkId, encodeVector(chunk.vector));
+        }
+      })
+      .immediate();
+  }
+
+  removeFiles(ids: readonly number[]): void {
+    if (ids.length === 0) return;
+    this.db
+      .transaction(() => {
+        for (const id of ids) {
+          this.deleteChunksOf(id);
+          this.statements.deleteFile.run(id);
+        }
+      })
+      .immediate();
+  }
+
+  /** Cached values that are expensive to compute (a model file's hash by size and mtime). */
+  metaValue(key: string): string | undefined {
+    return readMetaValues(this.db).get(key);
+  }
+
+  writeMeta(values: Readonly<Record<string, string | number>>): void {
+    this.db.transaction(() => writeMeta(this.db, values)).immediate();
+  }
+
+  finishRun(fingerprint: string, fingerprintInputs: string, atMs: number): void {
+    this.writeMeta({
+      [META_KEYS.fingerprint]: fingerprint,
+      [META_KEYS.fingerprintInputs]: fingerprintInputs,
+      [META_KEYS.lastIndexedAtMs]: atMs,
+    });
+  }
+
+  close(): void {
+    this.db.pragma('optimize');
+    this.db.close();
+  }
+
+  private upsertFile(record: FileRecord, chunkCount: number, indexedAtMs: number): number {
+    const values = [
+      record.namespace,
+      record.title,
+      JSON.stringify(record.aliases),
+      JSON.stringify(record.tags),
+      record.mtimeMs,
+      record.sizeBytes,
+      record.contentSha256,
+      record.fingerprint,
+      chunkCount,
+      indexedAtMs,
+    ];
+    const existing = this.statements.fileId.get(record.vault, record.path);
+    if (existing !== undefined) {
+      const id = num(asRow(existing), 'id');
+      this.deleteChunksOf(id);
+      this.statements.updateFile.run(...values, id);
+      return id;
+    }
+    const inserted = this.statements.insertFile.run(record.vault, record.path, ...values);
+    return Number(inserted.lastInsertRowid);
+  }
+
+  private deleteChunksOf(fileId: number): void {
+    this.statements.deleteVectorsOfFile.run(fileId);
+    this.statements.deleteChunksOfFile.run(fileId);
+  }
+}

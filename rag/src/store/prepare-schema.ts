@@ -1,0 +1,59 @@
+import type Database from 'better-sqlite3';
+import { RagError } from '../errors/rag-error.js';
+import { META_KEYS, readIndexMeta, writeMeta } from './index-meta.js';
+import type { OpenIndexOptions } from './index-store.js';
+import { asRow, num } from './rows.js';
+import { createSchema, dropSchema, SCHEMA_VERSION } from './schema.js';
+import { VECTOR_FORMAT } from './vector-codec.js';
+
+/**
+ * Creates, checks or (with `rebuild`) recreates the schema; runs inside the
+ * opener's `BEGIN IMMEDIATE` so that the version check and the DDL are one
+ * step (rag-lessons.md §18). Refuses a foreign database, another format
+ * version, and an index built with another model or dimension.
+ */
+export function prepareSchema(db: Database.Database, file: string, options: OpenIndexOptions): void {
+  const version = Number(db.pragma('user_version', { simple: true }));
+  if (version === 0) {
+    const foreign = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").get();
+    if (num(asRow(foreign), 'n') > 0) {
+      throw new RagError(
+        'ERR_INDEX_SCHEMA',
+        `${file} is a SQLite database but not a notegate index; refusing to touch it`,
+      );
+    }
+    initialise(db, options);
+    return;
+  }
+  if (options.rebuild) {
+    dropSchema(db);
+    initialise(db, options);
+    return;
+  }
+  if (version !== SCHEMA_VERSION) {
+    throw new RagError(
+      'ERR_INDEX_SCHEMA',
+      `index ${file} has format version ${version}, this version reads ${SCHEMA_VERSION}; run 'notegate-rag index --rebuild'`,
+    );
+  }
+  const meta = readIndexMeta(db);
+  const { model } = options;
+  if (meta.modelId !== model.id || meta.dimension !== model.dimension) {
+    throw new RagError(
+      'ERR_INDEX_MODEL_MISMATCH',
+      `index ${file} was built with ${meta.modelId} (${meta.dimension} dimensions) but the config names ${model.id} (${model.dimension} dimensions); run 'notegate-rag index --rebuild' to rebuild it with the new model`,
+    );
+  }
+}
+
+function initialise(db: Database.Database, options: OpenIndexOptions): void {
+  const tokenizer = createSchema(db, options.ftsTokenizer ?? 'auto');
+  writeMeta(db, {
+    [META_KEYS.schemaVersion]: SCHEMA_VERSION,
+    [META_KEYS.modelId]: options.model.id,
+    [META_KEYS.dimension]: options.model.dimension,
+    [META_KEYS.ftsTokenizer]: tokenizer,
+    [META_KEYS.vectorFormat]: VECTOR_FORMAT,
+    [META_KEYS.createdAtMs]: options.nowMs,
+  });
+}

@@ -1,0 +1,71 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import type { TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+export interface Child {
+  readonly process: ChildProcessWithoutNullStreams;
+  /** Resolves with the first stdout line matching, or rejects when the process ends first or time runs out. */
+  waitForLine(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  readonly lines: string[];
+  exited(): Promise<number | null>;
+}
+
+/** Runs a compiled script with node; killed (if still running) after the test. */
+export function spawnNode(
+  t: TestContext,
+  script: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Child {
+  const child = spawn(process.execPath, [script, ...args], { env, stdio: 'pipe' });
+  t.after(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  const lines: string[] = [];
+  const listeners = new Set<() => void>();
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    lines.push(line);
+    for (const listener of listeners) listener();
+  });
+  const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  exit.then(() => {
+    for (const listener of listeners) listener();
+  });
+  return {
+    process: child,
+    lines,
+    exited: () => exit,
+    waitForLine: (pattern, timeoutMs = 60_000) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(
+          () => finish(new Error(`no line matching ${pattern} within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+        const check = () => {
+          const line = lines.find((l) => pattern.test(l));
+          if (line !== undefined) finish(undefined, line);
+          else if (child.exitCode !== null || child.signalCode !== null) {
+            finish(
+              new Error(
+                `process ended (${child.exitCode ?? child.signalCode}) before a line matching ${pattern}: ${lines.join(' | ')}`,
+              ),
+            );
+          }
+        };
+        const finish = (err: Error | undefined, line?: string) => {
+          clearTimeout(timer);
+          listeners.delete(check);
+          if (err) reject(err);
+          else resolve(line ?? '');
+        };
+        listeners.add(check);
+        check();
+      }),
+  };
+}
+
+export function indexChildScript(): string {
+  return path.join(path.dirname(fileURLToPath(import.meta.url)), 'index-child.js');
+}

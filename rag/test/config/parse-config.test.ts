@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { DEFAULT_INDEX_PATH, parseVaultsConfig } from '../../src/config/parse-config.js';
+
+function problemsOf(value: unknown): readonly string[] {
+  const parsed = parseVaultsConfig(value);
+  return 'problems' in parsed ? parsed.problems : [];
+}
+
+const vault = { id: 'handbook', path: 'demo/vaults/handbook' };
+
+describe('parseVaultsConfig', () => {
+  it('applies the defaults of decisions.md', () => {
+    const parsed = parseVaultsConfig({ vaults: [vault] });
+    assert.ok(!('problems' in parsed));
+    assert.equal(parsed.model.id, 'intfloat/multilingual-e5-small');
+    assert.equal(parsed.model.dimension, 384);
+    assert.equal(parsed.allowedRoots, undefined);
+    assert.equal(parsed.indexPath, DEFAULT_INDEX_PATH);
+  });
+
+  it('names unknown keys at the top level and inside a vault, with the allowed keys', () => {
+    const problems = problemsOf({ vaults: [vault, { ...vault, id: 'two', exclude: ['x'] }], embed_modle: 'x' });
+    assert.ok(problems.includes('embed_modle: unknown key (allowed: embed_model, allowed_roots, index_path, vaults)'));
+    assert.ok(problems.includes('vaults[1].exclude: unknown key (allowed: id, path)'));
+  });
+
+  it('refuses a duplicate vault id, naming the second entry', () => {
+    assert.deepEqual(problemsOf({ vaults: [vault, { id: 'handbook', path: 'other' }] }), [
+      'vaults[1].id: duplicate vault id "handbook"',
+    ]);
+  });
+
+  it('refuses malformed vault ids with the pattern', () => {
+    for (const id of ['Handbook', '-x', '', 'a b', 'x'.repeat(65), 'ü']) {
+      const problems = problemsOf({ vaults: [{ id, path: 'p' }] });
+      assert.equal(problems.length, 1, id);
+      assert.match(problems[0] ?? '', /^vaults\[0\]\.id: /);
+    }
+    assert.deepEqual(problemsOf({ vaults: [{ id: `a${'-'.repeat(63)}`, path: 'p' }] }), []);
+  });
+
+  it('refuses a model outside the whitelist and lists the whitelist (no silent downgrade)', () => {
+    const [problem] = problemsOf({ embed_model: 'intfloat/e5-small', vaults: [vault] });
+    assert.equal(
+      problem,
+      'embed_model: "intfloat/e5-small" is not whitelisted (allowed: intfloat/multilingual-e5-small, ' +
+        'sentence-transformers/all-MiniLM-L6-v2, intfloat/multilingual-e5-base, intfloat/multilingual-e5-large)',
+    );
+  });
+
+  it('reports every problem at once', () => {
+    const problems = problemsOf({ allowed_roots: [], vaults: [{ id: 'A' }, 'x'], index_path: 3 });
+    assert.deepEqual(problems, [
+      'allowed_roots: must be a non-empty list of folder paths',
+      'index_path: must be a non-empty string',
+      'vaults[0].path: must be a non-empty string',
+      'vaults[0].id: "A" is not a valid vault id (must match ^[a-z0-9][a-z0-9_-]{0,63}$)',
+      'vaults[1]: must be an object with "id" and "path"',
+    ]);
+  });
+
+  it('needs at least one vault and an object', () => {
+    assert.deepEqual(problemsOf({ vaults: [] }), ['vaults: must be a non-empty list of { "id", "path" } objects']);
+    assert.deepEqual(problemsOf([]), ['the config must be a JSON object']);
+  });
+});

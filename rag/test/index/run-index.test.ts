@@ -1,0 +1,227 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { loadRagConfig } from '../../src/config/load-config.js';
+import { RagError } from '../../src/errors/rag-error.js';
+import { runIndex } from '../../src/index/run-index.js';
+import { assertConsistent, assertFtsIntact } from '../../test-support/consistency.js';
+import { E5_SMALL, MINILM, sharedEmbedder, workspace, writeConfig } from '../../test-support/fixtures.js';
+import { indexOptions, poisoned } from '../../test-support/run.js';
+
+const NOTES = {
+  'Welcome.md': '# Welcome\n\nStart here.\n',
+  'eng/keys.md':
+    '---\ntitle: Rotating keys\ntags: [security]\n---\n\n## Setup\n\n### Keys\n\nEach key has a kid.\n\n```sh\nopenssl ecparam\n```\n',
+  'people/urlaub.md': '# Urlaub\n\n## Urlaubsantrag\n\nZwei Wochen vorher eintragen.\n',
+};
+
+function rows(indexPath: string, sql: string): unknown[] {
+  const db = new Database(indexPath, { readonly: true });
+  try {
+    return db.prepare(sql).all();
+  } finally {
+    db.close();
+  }
+}
+
+describe('runIndex', () => {
+  it('indexes every note, then finds nothing to do on a second run without loading the model', async (t) => {
+    const ws = workspace(t, { handbook: NOTES });
+    const first = await runIndex(indexOptions(ws, { clock: () => 5000 }));
+    assert.deepEqual([first.new, first.updated, first.unchanged, first.removed], [3, 0, 0, 0]);
+    assert.deepEqual([first.skipped, first.failed], [[], []]);
+    assert.equal(first.ftsTokenizer, 'trigram');
+    const counts = assertConsistent(ws.config.indexPath, 384);
+    assert.equal(counts.files, 3);
+    assert.equal(first.chunksEmbedded, counts.chunks);
+    assertFtsIntact(ws.config.indexPath);
+    assert.deepEqual(rows(ws.config.indexPath, "SELECT value FROM meta WHERE key = 'last_indexed_at_ms'"), [
+      { value: '5000' },
+    ]);
+    assert.deepEqual(
+      rows(
+        ws.config.indexPath,
+        "SELECT f.path, f.namespace, f.title, f.tags, c.heading, c.line_start, c.line_end FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = 'eng/keys.md'",
+      ),
+      [
+        {
+          path: 'eng/keys.md',
+          namespace: 'eng',
+          title: 'Rotating keys',
+          tags: '["security"]',
+          heading: 'Setup > Keys',
+          line_start: 10,
+          line_end: 14,
+        },
+      ],
+    );
+
+    const second = indexOptions(ws);
+    const summary = await runIndex(second);
+    assert.deepEqual([summary.new, summary.updated, summary.unchanged, summary.chunksEmbedded], [0, 0, 3, 0]);
+    assert.deepEqual(second.loads, [], 'the model is not even loaded');
+  });
+
+  it('treats a touched but unchanged file as unchanged, only moving its stored mtime', async (t) => {
+    const ws = workspace(t, { handbook: NOTES });
+    await runIndex(indexOptions(ws));
+    const before = rows(ws.config.indexPath, 'SELECT id FROM chunks ORDER BY id');
+    const file = path.join(ws.root, 'vaults', 'handbook', 'Welcome.md');
+    utimesSync(file, new Date(), new Date(Date.now() + 60_000));
+    const options = indexOptions(ws);
+    const summary = await runIndex(options);
+    assert.deepEqual([summary.unchanged, summary.updated, summary.chunksEmbedded], [3, 0, 0]);
+    assert.deepEqual(rows(ws.config.indexPath, 'SELECT id FROM chunks ORDER BY id'), before, 'no chunk rewritten');
+    assert.deepEqual(options.loads, []);
+    const thirdOptions = indexOptions(ws);
+    const third = await runIndex(thirdOptions);
+    assert.equal(third.unchanged, 3);
+    assert.ok(
+      thirdOptions.events.some((e) => e.kind === 'planned' && e.filesToCheck === 0),
+      'the new mtime was stored: the fast path holds again, nothing is even read',
+    );
+  });
+
+  it('re-embeds a changed file, adds a new one and prunes a deleted one', async (t) => {
+    const ws = workspace(t, { handbook: NOTES });
+    await runIndex(indexOptions(ws));
+    const vault = path.join(ws.root, 'vaults', 'handbook');
+    writeFileSync(path.join(vault, 'Welcome.md'), '# Welcome\n\nStart somewhere else.\n');
+    rmSync(path.join(vault, 'people', 'urlaub.md'));
+    writeFileSync(path.join(vault, 'New.md'), 'A new note.\n');
+    const summary = await runIndex(indexOptions(ws));
+    assert.deepEqual([summary.new, summary.updated, summary.unchanged, summary.removed], [1, 1, 1, 1]);
+    assert.deepEqual(
+      rows(ws.config.indexPath, 'SELECT path FROM files ORDER BY path').map((r) => Object.values(r as object)[0]),
+      ['New.md', 'Welcome.md', 'eng/keys.md'],
+    );
+    assertConsistent(ws.config.indexPath, 384);
+    assertFtsIntact(ws.config.indexPath);
+  });
+
+  it('skips files that are not UTF-8 or unreadable, with a reason, and keeps going', async (t) => {
+    const ws = workspace(t, { handbook: { ...NOTES, 'latin1.md': Buffer.from([0x4e, 0xe4, 0x68, 0x65]) } });
+    symlinkSync(
+      path.join(ws.root, 'vaults', 'handbook', 'missing.md'),
+      path.join(ws.root, 'vaults', 'handbook', 'broken.md'),
+    );
+    const summary = await runIndex(indexOptions(ws));
+    assert.equal(summary.new, 3);
+    assert.deepEqual(
+      summary.skipped.map((s) => [s.path, s.reason]),
+      [
+        ['broken.md', 'unreadable'],
+        ['latin1.md', 'not_utf8'],
+      ],
+    );
+  });
+
+  it('removes a note from the index once it stops being valid UTF-8', async (t) => {
+    const ws = workspace(t, { handbook: NOTES });
+    await runIndex(indexOptions(ws));
+    writeFileSync(path.join(ws.root, 'vaults', 'handbook', 'Welcome.md'), Buffer.from([0xff, 0xfe, 0x00]));
+    const summary = await runIndex(indexOptions(ws));
+    assert.deepEqual([summary.removed, summary.skipped[0]?.reason], [1, 'not_utf8']);
+    assert.equal(assertConsistent(ws.config.indexPath, 384).files, 2);
+  });
+
+  it('keeps the previous state of a file whose embedding fails, commits its batch-mates, and reports it', async (t) => {
+    const ws = workspace(t, { handbook: NOTES });
+    await runIndex(indexOptions(ws));
+    const vault = path.join(ws.root, 'vaults', 'handbook');
+    writeFileSync(path.join(vault, 'Welcome.md'), '# Welcome\n\nPOISON pill.\n');
+    writeFileSync(path.join(vault, 'eng', 'keys.md'), 'Keys, rewritten.\n');
+    const options = indexOptions(ws, { loadEmbedder: async () => poisoned(await sharedEmbedder(MINILM), 'POISON') });
+    const summary = await runIndex(options);
+    assert.deepEqual(summary.failed, [
+      { vault: 'handbook', path: 'Welcome.md', error: 'embedding failed: model crashed on POISON' },
+    ]);
+    assert.equal(summary.updated, 1);
+    assert.deepEqual(
+      rows(
+        ws.config.indexPath,
+        "SELECT c.body FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = 'Welcome.md'",
+      ),
+      [{ body: 'Start here.' }],
+    );
+    assertConsistent(ws.config.indexPath, 384);
+    const retry = await runIndex(indexOptions(ws));
+    assert.deepEqual([retry.updated, retry.failed.length], [1, 0], 'the next run tries the failed file again');
+  });
+
+  it('re-embeds exactly the files whose fingerprint differs', async (t) => {
+    const ws = workspace(t, { handbook: NOTES });
+    await runIndex(indexOptions(ws));
+    const db = new Database(ws.config.indexPath);
+    db.prepare("UPDATE files SET fingerprint = 'older-chunker' WHERE path = 'eng/keys.md'").run();
+    db.close();
+    const summary = await runIndex(indexOptions(ws));
+    assert.deepEqual([summary.updated, summary.unchanged], [1, 2]);
+    assert.equal(rows(ws.config.indexPath, 'SELECT DISTINCT fingerprint FROM files').length, 1);
+  });
+
+  it('records the unicode61 fallback when trigram is not used', async (t) => {
+    const ws = workspace(t, { handbook: NOTES });
+    const summary = await runIndex(indexOptions(ws, { ftsTokenizer: 'unicode61' }));
+    assert.equal(summary.ftsTokenizer, 'unicode61');
+    assert.deepEqual(rows(ws.config.indexPath, "SELECT value FROM meta WHERE key = 'fts_tokenizer'"), [
+      { value: 'unicode61' },
+    ]);
+  });
+
+  it('indexes only the chosen vaults, and prunes vaults that left the config', async (t) => {
+    const ws = workspace(t, { handbook: NOTES, team: { 'x.md': 'team note' } });
+    const only = await runIndex(indexOptions(ws, { vaultIds: ['team'] }));
+    assert.deepEqual([only.vaults, only.new], [['team'], 1]);
+    await runIndex(indexOptions(ws));
+    writeConfig(ws.configPath, { embed_model: MINILM, vaults: [{ id: 'handbook', path: 'vaults/handbook' }] });
+    const config = loadRagConfig(ws.configPath, ws.home);
+    const summary = await runIndex(indexOptions({ ...ws, config }));
+    assert.deepEqual([summary.removed, summary.unchanged], [1, 3]);
+    assert.deepEqual(rows(ws.config.indexPath, 'SELECT DISTINCT vault FROM files'), [{ vault: 'handbook' }]);
+  });
+
+  it('skips a symlink into the iCloud container with the diode policy as the reason', async (t) => {
+    const ws = workspace(t, { handbook: NOTES });
+    const personal = path.join(ws.home, 'Library', 'Mobile Documents', 'iCloud~md~obsidian', 'Documents');
+    mkdirSync(personal, { recursive: true });
+    writeFileSync(path.join(personal, 'diary.md'), 'personal');
+    symlinkSync(path.join(personal, 'diary.md'), path.join(ws.root, 'vaults', 'handbook', 'diary.md'));
+    const summary = await runIndex(indexOptions(ws));
+    assert.deepEqual(
+      summary.skipped.map((s) => [s.path, s.reason]),
+      [['diary.md', 'diode_policy']],
+    );
+    assert.deepEqual(rows(ws.config.indexPath, "SELECT path FROM files WHERE path = 'diary.md'"), []);
+  });
+
+  it('refuses an index built with another model until --rebuild, which re-embeds everything', async (t) => {
+    const ws = workspace(t, { handbook: NOTES });
+    await runIndex(indexOptions(ws));
+    writeConfig(ws.configPath, { embed_model: E5_SMALL, vaults: [{ id: 'handbook', path: 'vaults/handbook' }] });
+    const e5 = { ...ws, config: loadRagConfig(ws.configPath, ws.home) };
+    await assert.rejects(
+      runIndex(indexOptions(e5)),
+      (err: unknown) => err instanceof RagError && err.code === 'ERR_INDEX_MODEL_MISMATCH',
+    );
+    const rebuilt = await runIndex(indexOptions(e5, { rebuild: true }));
+    assert.deepEqual([rebuilt.rebuilt, rebuilt.new, rebuilt.modelId], [true, 3, E5_SMALL]);
+    const bodies = rows(ws.config.indexPath, 'SELECT body FROM chunks');
+    assert.ok(bodies.length > 0);
+    assertConsistent(ws.config.indexPath, 384);
+  });
+
+  it('reports progress through the callback: scan, plan, then each file with totals', async (t) => {
+    const ws = workspace(t, { handbook: NOTES });
+    const options = indexOptions(ws);
+    await runIndex(options);
+    const kinds = options.events.map((e) => e.kind);
+    assert.deepEqual(kinds.slice(0, 2), ['scanned', 'planned']);
+    const last = options.events[options.events.length - 1];
+    assert.ok(
+      last?.kind === 'file-done' && last.filesDone === 3 && last.filesTotal === 3 && last.bytesDone === last.bytesTotal,
+    );
+  });
+});

@@ -1,0 +1,168 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { RagError } from '../../src/errors/rag-error.js';
+import { IndexStore, type StoredChunk } from '../../src/store/index-store.js';
+import { assertConsistent, assertFtsIntact } from '../../test-support/consistency.js';
+import { E5_SMALL, MINILM, model, fileRecord as record, tempDir } from '../../test-support/fixtures.js';
+
+const minilm = model(MINILM);
+
+function chunk(seq: number, text: string, dimension = 384): StoredChunk {
+  const vector = new Float32Array(dimension);
+  vector[seq % dimension] = 1;
+  return { seq, heading: 'H', lineStart: seq + 1, lineEnd: seq + 1, text, tokenCount: 3, vector };
+}
+
+function open(file: string, options: Partial<Parameters<typeof IndexStore.open>[1]> = {}) {
+  return IndexStore.open(file, { model: minilm, nowMs: 1000, ...options });
+}
+
+/** The distinct files whose chunks match, sorted. */
+function ftsPaths(file: string, query: string): string[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db
+      .prepare(
+        'SELECT f.path FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id WHERE chunks_fts MATCH ? ORDER BY rank',
+      )
+      .pluck()
+      .all(query)
+      .map(String)
+      .filter((p, i, all) => all.indexOf(p) === i)
+      .sort();
+  } finally {
+    db.close();
+  }
+}
+
+describe('IndexStore', () => {
+  it('creates the schema once and records model, dimension, tokenizer mode and format', (t) => {
+    const file = path.join(tempDir(t), 'sub', 'index.sqlite');
+    const store = open(file);
+    assert.deepEqual(store.meta, {
+      schemaVersion: 1,
+      modelId: MINILM,
+      dimension: 384,
+      ftsTokenizer: 'trigram',
+      vectorFormat: 'float32le',
+      fingerprint: '',
+      createdAtMs: 1000,
+      lastIndexedAtMs: undefined,
+    });
+    store.close();
+    const again = open(file, { nowMs: 2000 });
+    assert.equal(again.meta.createdAtMs, 1000);
+    again.close();
+    const db = new Database(file, { readonly: true });
+    assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
+    db.close();
+  });
+
+  it('replaces all rows of a file in one go: chunks, FTS rows and vectors', (t) => {
+    const file = path.join(tempDir(t), 'index.sqlite');
+    const store = open(file);
+    store.replaceFile(record('a.md'), [chunk(0, 'Schlüsselrotation im Team'), chunk(1, '東京オフィスの勤務時間')], 5);
+    store.replaceFile(record('b.md'), [chunk(0, 'unrelated')], 5);
+    assert.deepEqual(ftsPaths(file, '"rotation"'), ['a.md'], 'trigram matches inside words');
+    assert.deepEqual(ftsPaths(file, '"勤務時間"'), ['a.md']);
+    assert.deepEqual(ftsPaths(file, '"alias"'), ['a.md', 'b.md'], 'aliases are searchable with the title');
+    store.replaceFile(record('a.md', { contentSha256: 'sha2' }), [chunk(0, 'new text')], 6);
+    assert.deepEqual(ftsPaths(file, '"rotation"'), []);
+    assert.deepEqual(assertConsistent(file, 384), { files: 2, chunks: 2, vectors: 2 });
+    assertFtsIntact(file);
+    store.removeFiles([...store.fileRows('v').values()].map((row) => row.id));
+    assert.deepEqual(assertConsistent(file, 384), { files: 0, chunks: 0, vectors: 0 });
+    assertFtsIntact(file);
+    store.close();
+  });
+
+  it('leaves the previous rows intact when a replacement fails half-way', (t) => {
+    const file = path.join(tempDir(t), 'index.sqlite');
+    const store = open(file);
+    store.replaceFile(record('a.md'), [chunk(0, 'original')], 5);
+    // Two chunks with the same seq violate UNIQUE (file_id, seq) on the second insert, after the deletes ran.
+    assert.throws(
+      () => store.replaceFile(record('a.md', { contentSha256: 'new' }), [chunk(0, 'x'), chunk(0, 'y')], 6),
+      /UNIQUE/,
+    );
+    assert.equal(store.fileRows('v').get('a.md')?.contentSha256, 'sha');
+    assert.deepEqual(ftsPaths(file, '"original"'), ['a.md']);
+    assert.deepEqual(assertConsistent(file, 384), { files: 1, chunks: 1, vectors: 1 });
+    assertFtsIntact(file);
+    store.close();
+  });
+
+  it('refuses a vector of another dimension before writing anything', (t) => {
+    const store = open(path.join(tempDir(t), 'index.sqlite'));
+    assert.throws(
+      () => store.replaceFile(record('a.md'), [chunk(0, 'x', 768)], 5),
+      (err: unknown) => err instanceof RagError && err.code === 'ERR_EMBEDDING',
+    );
+    assert.equal(store.fileRows('v').size, 0);
+    store.close();
+  });
+
+  it('uses unicode61 when told to and records that mode', (t) => {
+    const file = path.join(tempDir(t), 'index.sqlite');
+    const store = open(file, { ftsTokenizer: 'unicode61' });
+    assert.equal(store.meta.ftsTokenizer, 'unicode61');
+    store.replaceFile(record('a.md'), [chunk(0, 'Übersicht der Feiertage')], 5);
+    assert.deepEqual(ftsPaths(file, '"ubersicht"'), ['a.md'], 'diacritics folded');
+    assert.deepEqual(ftsPaths(file, '"feier"'), [], 'no substring matches in this mode');
+    store.close();
+  });
+
+  it('refuses an index built with another model, naming --rebuild', (t) => {
+    const file = path.join(tempDir(t), 'index.sqlite');
+    open(file).close();
+    assert.throws(
+      () => open(file, { model: model(E5_SMALL) }),
+      (err: unknown) =>
+        err instanceof RagError &&
+        err.code === 'ERR_INDEX_MODEL_MISMATCH' &&
+        /built with sentence-transformers\/all-MiniLM-L6-v2 \(384 dimensions\) but the config names intfloat\/multilingual-e5-small \(384 dimensions\); run 'notegate-rag index --rebuild'/.test(
+          err.message,
+        ),
+    );
+    assert.throws(() => open(file, { model: model('intfloat/multilingual-e5-base') }), /--rebuild/);
+  });
+
+  it('rebuilds from scratch for a new model in one transaction', (t) => {
+    const file = path.join(tempDir(t), 'index.sqlite');
+    const store = open(file);
+    store.replaceFile(record('a.md'), [chunk(0, 'old')], 5);
+    store.close();
+    const rebuilt = open(file, { model: model('intfloat/multilingual-e5-base'), rebuild: true, nowMs: 3000 });
+    assert.equal(rebuilt.meta.modelId, 'intfloat/multilingual-e5-base');
+    assert.equal(rebuilt.meta.dimension, 768);
+    assert.equal(rebuilt.fileRows('v').size, 0);
+    rebuilt.replaceFile(record('a.md'), [chunk(0, 'new', 768)], 5);
+    rebuilt.close();
+    assert.deepEqual(assertConsistent(file, 768), { files: 1, chunks: 1, vectors: 1 });
+  });
+
+  it('never touches a SQLite file that is not an index, not even to rebuild', (t) => {
+    const file = path.join(tempDir(t), 'other.sqlite');
+    const db = new Database(file);
+    db.exec('CREATE TABLE precious (x)');
+    db.close();
+    for (const rebuild of [false, true]) {
+      assert.throws(
+        () => open(file, { rebuild }),
+        (err: unknown) => err instanceof RagError && err.code === 'ERR_INDEX_SCHEMA',
+      );
+    }
+  });
+
+  it('refuses an index of another format version, naming --rebuild', (t) => {
+    const file = path.join(tempDir(t), 'index.sqlite');
+    open(file).close();
+    const db = new Database(file);
+    db.pragma('user_version = 99');
+    db.close();
+    assert.throws(() => open(file), /format version 99, this version reads 1; run 'notegate-rag index --rebuild'/);
+    open(file, { rebuild: true }).close();
+  });
+});
