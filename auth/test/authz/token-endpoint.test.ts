@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { createLocalJWKSet, jwtVerify } from 'jose';
 import { TOKEN_ENDPOINT_ERRORS } from '../../src/errors/token-endpoint-errors.js';
 import type { JwtBundleSource } from '../../src/spiffe/bundles/jwt-bundle-source.js';
 import type { AuthzHarness } from '../support/authz-fixtures.js';
