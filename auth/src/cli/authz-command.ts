@@ -7,6 +7,7 @@ import { loadPolicyFile } from '../policy/policy-file.js';
 import { openBundleSource } from './bundle-source-option.js';
 import type { Command, CommandIo } from './command.js';
 import { EXIT, processIo, untilShutdown } from './command.js';
+import type { ParsedOptions } from './options.js';
 import { parseChoice, parseHttpUrl, parseInteger, parsePort } from './values.js';
 
 /** Ours: a day, as the identity provider's TTL bound; the spec's default (300 s) is SPIRE's JWT-SVID TTL. */
@@ -80,52 +81,51 @@ export function authzCommand(io: CommandIo = processIo): Command<typeof options>
       '/token. Until the first JWT bundle arrives from the Workload API, token requests get 503.',
     options,
     async run({ options: values }) {
-      const issuerUrl = parseIssuer(values.issuer);
-      const maxSvidLifetimeS = parseInteger(
-        '--max-svid-lifetime',
-        values['max-svid-lifetime'],
-        1,
-        MAX_SVID_LIFETIME_LIMIT_S,
-      );
-      const replayMode = parseChoice('--svid-replay', values['svid-replay'], REPLAY_MODES);
-      const host = values.host ?? issuerUrl.hostname.replace(/^\[(.*)\]$/, '$1');
-      const port = values.port === undefined ? defaultPort(issuerUrl) : parsePort('--port', values.port);
+      const { issuer, host, port, maxSvidLifetimeS, replayMode } = parseFlags(values);
       const policy = await loadPolicyFile(values.policy);
       const log = (message: string) => io.stderr(`authz: ${message}\n`);
+      const auditFile = values['audit-log'] === undefined ? null : fileSink(values['audit-log']);
+      const audit = new AuditLog(auditFile?.sink ?? stderrSink());
       const bundles = await openBundleSource({
         jwtBundle: values['jwt-bundle'],
         workloadApi: values['workload-api'],
         endpointSocketEnv: process.env.SPIFFE_ENDPOINT_SOCKET,
         trustDomain: policy.trustDomain,
         onEvent: log,
+      }).catch((err: unknown) => {
+        auditFile?.close();
+        throw err;
       });
-      const auditFile = values['audit-log'] === undefined ? null : fileSink(values['audit-log']);
-      const audit = new AuditLog(auditFile?.sink ?? stderrSink());
-      let authz: Awaited<ReturnType<typeof startAuthz>>;
-      try {
-        authz = await startAuthz({
-          issuer: values.issuer,
-          policy,
-          bundles,
-          replayMode,
-          maxSvidLifetimeS,
-          audit,
-          host,
-          port,
-        });
-      } catch (err) {
+      const closeSources = async () => {
         await bundles.close();
         auditFile?.close();
+      };
+      const options = { issuer, policy, bundles, replayMode, maxSvidLifetimeS, audit, host, port };
+      const authz = await startAuthz(options).catch(async (err: unknown) => {
+        await closeSources();
         throw new UsageError(`cannot listen on ${host}:${port}: ${err instanceof Error ? err.message : String(err)}`);
-      }
+      });
       io.stdout(`listening on ${authz.url.href.replace(/\/$/, '')}\n`);
       await untilShutdown(async () => {
         await authz.close();
-        await bundles.close();
-        auditFile?.close();
+        await closeSources();
       });
       return EXIT.ok;
     },
+  };
+}
+
+type Values = ParsedOptions<typeof options>;
+
+/** The flags that need no I/O, validated before anything is opened. */
+function parseFlags(values: Values) {
+  const issuerUrl = parseIssuer(values.issuer);
+  return {
+    issuer: values.issuer,
+    host: values.host ?? issuerUrl.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: values.port === undefined ? defaultPort(issuerUrl) : parsePort('--port', values.port),
+    maxSvidLifetimeS: parseInteger('--max-svid-lifetime', values['max-svid-lifetime'], 1, MAX_SVID_LIFETIME_LIMIT_S),
+    replayMode: parseChoice('--svid-replay', values['svid-replay'], REPLAY_MODES),
   };
 }
 
