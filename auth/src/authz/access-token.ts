@@ -1,9 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import { CompactSign } from 'jose';
+import { randomHex } from '../shared/random-hex.js';
 import type { AccessTokenSigningKey } from './signing-key.js';
 
 /** Spec "Limits": access token lifetime 300 s, fixed. */
 export const ACCESS_TOKEN_LIFETIME_S = 300;
+
+/** 128 random bits: unguessable and unique for all practical purposes. */
+export const ACCESS_TOKEN_JTI_BYTES = 16;
 
 /** The spec's access token claims (RFC 9068 §2.2), in the spec's order. */
 export interface AccessTokenClaims {
@@ -36,7 +39,7 @@ export function accessTokenClaims(grant: AccessTokenGrant): AccessTokenClaims {
     scope: grant.scope,
     iat: grant.nowS,
     exp: grant.nowS + ACCESS_TOKEN_LIFETIME_S,
-    jti: randomBytes(16).toString('hex'),
+    jti: randomHex(ACCESS_TOKEN_JTI_BYTES),
   };
 }
 

@@ -1,8 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { UsageError } from '../errors/usage-error.js';
 import type { ConfigFail } from '../shared/config-fields.js';
 import {
   parseYamlMapping,
+  readConfigText,
   rejectDuplicates,
   rejectUnknownKeys,
   requiredList,
@@ -28,13 +28,7 @@ const TOP_LEVEL_KEYS = new Set(['trust_domain', 'workloads']);
 const WORKLOAD_KEYS = new Set(['name', 'spiffe_id']);
 
 export async function loadWorkloadsFile(path: string): Promise<WorkloadsConfig> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    throw new UsageError(`--workloads ${path}: cannot read: ${err instanceof Error ? err.message : err}`);
-  }
-  return parseWorkloads(text, path);
+  return parseWorkloads(await readConfigText('--workloads', path), path);
 }
 
 /** Validates the workloads file; every error names the file and the entry (`workloads[1].name`). */

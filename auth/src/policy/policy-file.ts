@@ -1,9 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import { UsageError } from '../errors/usage-error.js';
 import { isScopeToken } from '../oauth/scope.js';
 import type { ConfigFail } from '../shared/config-fields.js';
 import {
   parseYamlMapping,
+  readConfigText,
   rejectDuplicates,
   rejectUnknownKeys,
   requiredList,
@@ -21,13 +21,7 @@ const RESOURCE_KEYS = new Set(['resource', 'scopes']);
 
 /** Reads and validates `--policy FILE`; every problem is a start-up error naming the entry. */
 export async function loadPolicyFile(path: string): Promise<Policy> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    throw new UsageError(`--policy ${path}: cannot read: ${err instanceof Error ? err.message : err}`);
-  }
-  return parsePolicy(text, path);
+  return parsePolicy(await readConfigText('--policy', path), path);
 }
 
 /**

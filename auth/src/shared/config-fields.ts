@@ -1,9 +1,19 @@
+import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
-import type { UsageError } from '../errors/usage-error.js';
+import { UsageError } from '../errors/usage-error.js';
 import { isRecord } from './records.js';
 
 /** Builds the start-up error for one entry of a config file (`where` is its path, e.g. `grants[1].spiffe_id`). */
 export type ConfigFail = (where: string, why: string) => UsageError;
+
+/** Reads the config file a flag names; an unreadable file is a start-up error naming flag and path. */
+export async function readConfigText(flag: string, path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    throw new UsageError(`${flag} ${path}: cannot read: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
 
 /**
  * Parses YAML text whose top level must be a mapping. The `yaml` library already refuses duplicate
