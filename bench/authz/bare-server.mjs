@@ -2,36 +2,19 @@
 // jose ES256 verification of the assertion and one ES256 signature, no checks, no audit, no state.
 // Shows what node:http plus jose cost before any of notegate's own work.
 // Usage: node bare-server.mjs <fixtures-dir>  → prints "listening on <url>".
-import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { CompactSign, compactVerify, importJWK } from 'jose';
-import { AUTHZ_ISSUER, publicOf, RESOURCE, SUBJECT } from './fixtures.mjs';
+import { importJWK } from 'jose';
+import { publicOf, verifyAndSign } from './fixtures.mjs';
 
 const [dir] = process.argv.slice(2);
 const keys = JSON.parse(await readFile(join(dir, 'keys.json'), 'utf8'));
 const idpPublic = await importJWK(publicOf(keys.idp), 'ES256');
 const asPrivate = await importJWK(keys.as, 'ES256');
-const encoder = new TextEncoder();
-
-async function token(body) {
+function token(body) {
   const assertion = new URLSearchParams(body).get('client_assertion') ?? '';
-  await compactVerify(assertion, idpPublic, { algorithms: ['ES256'] });
-  const nowS = Math.floor(Date.now() / 1000);
-  const claims = {
-    iss: AUTHZ_ISSUER,
-    sub: SUBJECT,
-    client_id: SUBJECT,
-    aud: RESOURCE,
-    scope: 'notes:read',
-    iat: nowS,
-    exp: nowS + 300,
-    jti: randomBytes(16).toString('hex'),
-  };
-  return new CompactSign(encoder.encode(JSON.stringify(claims)))
-    .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: keys.as.kid })
-    .sign(asPrivate);
+  return verifyAndSign(assertion, idpPublic, asPrivate, keys.as.kid);
 }
 
 const server = createServer((req, res) => {

@@ -2,11 +2,10 @@
 // signature with jose and pre-imported keys, in a tight loop, sequentially and with 32 in flight
 // (the servers see many requests in flight, so the higher of the two is the ceiling).
 // Usage: node ceiling.mjs <fixtures-dir> <seconds>  → prints one JSON line.
-import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CompactSign, compactVerify, importJWK, SignJWT } from 'jose';
-import { AUTHZ_ISSUER, publicOf, RESOURCE, SUBJECT } from './fixtures.mjs';
+import { importJWK, SignJWT } from 'jose';
+import { AUTHZ_ISSUER, publicOf, SUBJECT, verifyAndSign } from './fixtures.mjs';
 
 const [dir, secondsText = '4'] = process.argv.slice(2);
 const seconds = Number(secondsText);
@@ -21,24 +20,7 @@ const svid = await new SignJWT({ aud: [AUTHZ_ISSUER], jti: 'ceiling' })
   .setIssuedAt(nowS)
   .setExpirationTime(nowS + 300)
   .sign(idpPrivate);
-const encoder = new TextEncoder();
-
-async function oneToken() {
-  await compactVerify(svid, idpPublic, { algorithms: ['ES256'] });
-  const claims = {
-    iss: AUTHZ_ISSUER,
-    sub: SUBJECT,
-    client_id: SUBJECT,
-    aud: RESOURCE,
-    scope: 'notes:read',
-    iat: nowS,
-    exp: nowS + 300,
-    jti: randomBytes(16).toString('hex'),
-  };
-  return new CompactSign(encoder.encode(JSON.stringify(claims)))
-    .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: keys.as.kid })
-    .sign(asPrivate);
-}
+const oneToken = () => verifyAndSign(svid, idpPublic, asPrivate, keys.as.kid);
 
 /** Tokens per wall-clock second and per CPU second (all threads: WebCrypto runs on the thread pool). */
 async function measure(inFlight, durationS) {

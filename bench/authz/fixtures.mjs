@@ -1,7 +1,9 @@
 // Key material and files shared by the benchmark processes (written once per run into a temp dir).
+
+import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { exportJWK, generateKeyPair } from 'jose';
+import { CompactSign, compactVerify, exportJWK, generateKeyPair } from 'jose';
 
 export const AUTHZ_ISSUER = 'http://authz.bench';
 export const OIDC_ISSUER = 'http://oidc.bench';
@@ -45,3 +47,27 @@ export async function writeFixtures(dir) {
 }
 
 export { publicOf };
+
+const encoder = new TextEncoder();
+
+/**
+ * The crypto of one token and nothing else: jose verifies the ES256 assertion with a pre-imported
+ * key and signs an access token like notegate's. The ceiling loop and the bare server both use it.
+ */
+export async function verifyAndSign(assertion, idpPublicKey, asPrivateKey, asKid) {
+  await compactVerify(assertion, idpPublicKey, { algorithms: ['ES256'] });
+  const nowS = Math.floor(Date.now() / 1000);
+  const claims = {
+    iss: AUTHZ_ISSUER,
+    sub: SUBJECT,
+    client_id: SUBJECT,
+    aud: RESOURCE,
+    scope: 'notes:read',
+    iat: nowS,
+    exp: nowS + 300,
+    jti: randomBytes(16).toString('hex'),
+  };
+  return new CompactSign(encoder.encode(JSON.stringify(claims)))
+    .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: asKid })
+    .sign(asPrivateKey);
+}

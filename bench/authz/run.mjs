@@ -46,9 +46,10 @@ async function fullReplayCache(dir, serve) {
   args.push('--jwt-bundle', join(dir, 'bundle.json'), '--host', '127.0.0.1', '--port', '0');
   args.push('--audit-log', join(dir, 'cli-audit.log'));
   const cli = await serve(args);
+  const idle = memoryMiB(cli.pid);
   const filled = await load(dir, 'authz', cli.url, { warmup: 0, amount: REPLAY_CACHE_CAPACITY });
   const overflow = await load(dir, 'authz', cli.url, { warmup: 0, amount: 1 });
-  return { filled, overflow, memory: memoryMiB(cli.pid) };
+  return { filled, overflow, idle, memory: memoryMiB(cli.pid) };
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'notegate-bench-authz-'));
@@ -166,7 +167,7 @@ function report({ peak, samples, half, memory, full }) {
   const overflowStatus = Object.keys(full.overflow.statuses).join(',');
   console.log(
     `\nnotegate authz CLI, full replay cache: ${full.filled.statuses[200] ?? 0} tokens issued (${n(full.filled.tokensPerS)}/s), ` +
-      `next request -> ${overflowStatus}; peak RSS ${n(full.memory.peak, 1)} MiB, RSS now ${n(full.memory.current, 1)} MiB`,
+      `next request -> ${overflowStatus}; RSS ${n(full.idle.current, 1)} MiB idle, peak ${n(full.memory.peak, 1)} MiB, now ${n(full.memory.current, 1)} MiB`,
   );
   console.log(
     `(the throughput server above holds every assertion of the run: no 10,000 cap; peak RSS ${n(memory.authz.peak)} MiB)`,
