@@ -105,11 +105,13 @@ export function authzCommand(io: CommandIo = processIo): Command<typeof options>
         await closeSources();
         throw new UsageError(`cannot listen on ${host}:${port}: ${err instanceof Error ? err.message : String(err)}`);
       });
-      io.stdout(`listening on ${authz.url.href.replace(/\/$/, '')}\n`);
-      await untilShutdown(async () => {
+      // Handlers first: a supervisor may send SIGTERM as soon as it reads the line.
+      const stopped = untilShutdown(async () => {
         await authz.close();
         await closeSources();
       });
+      io.stdout(`listening on ${authz.url.href.replace(/\/$/, '')}\n`);
+      await stopped;
       return EXIT.ok;
     },
   };
