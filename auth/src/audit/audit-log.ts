@@ -48,8 +48,18 @@ export class AuditLog {
   }
 }
 
+const FIXED_FIELDS: ReadonlySet<string> = new Set([
+  'timestamp',
+  'component',
+  'spiffe_id',
+  'tool',
+  'decision',
+  'reason',
+]);
+
+/** Built field by field (no intermediate entry arrays): this runs once per token request. */
 export function formatAuditLine(event: AuditEvent, nowMs: number): string {
-  const fixed = {
+  const line: Record<string, unknown> = {
     timestamp: new Date(nowMs).toISOString(),
     component: event.component,
     spiffe_id: event.spiffeId,
@@ -57,8 +67,11 @@ export function formatAuditLine(event: AuditEvent, nowMs: number): string {
     decision: event.decision,
     reason: event.reason,
   };
-  const extra = Object.fromEntries(Object.entries(event.extra ?? {}).filter(([key]) => !(key in fixed)));
-  return `${JSON.stringify({ ...fixed, ...extra })}\n`;
+  const { extra } = event;
+  if (extra !== undefined) {
+    for (const key of Object.keys(extra)) if (!FIXED_FIELDS.has(key)) line[key] = extra[key];
+  }
+  return `${JSON.stringify(line)}\n`;
 }
 
 /** `unverified:<sub>` for decisions taken before the signature was checked. */

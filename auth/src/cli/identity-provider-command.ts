@@ -61,11 +61,13 @@ export function identityProviderCommand(io: CommandIo = processIo): Command<type
         provider.rotate().catch((err: unknown) => log(`rotation failed: ${String(err)}`));
       };
       process.on('SIGHUP', rotate);
-      io.stdout(`listening on unix://${provider.socketDir}\n`);
-      await untilShutdown(async () => {
+      // Handlers first: a supervisor may send SIGTERM as soon as it reads the line.
+      const stopped = untilShutdown(async () => {
         process.off('SIGHUP', rotate);
         await provider.stop();
       });
+      io.stdout(`listening on unix://${provider.socketDir}\n`);
+      await stopped;
       return EXIT.ok;
     },
   };

@@ -1,11 +1,12 @@
 #!/usr/bin/env node
+import { authzCommand } from './authz-command.js';
 import type { Command } from './command.js';
 import { runSubcommand } from './dispatch.js';
 import { identityProviderCommand } from './identity-provider-command.js';
 
 /** Subcommands of `notegate`; each module only parses flags and wires real implementations. */
 const COMMANDS: ReadonlyMap<string, Command> = new Map(
-  [identityProviderCommand()].map((command) => [command.name.replace(/^notegate /, ''), command]),
+  [identityProviderCommand(), authzCommand()].map((command) => [command.name.replace(/^notegate /, ''), command]),
 );
 
 process.exitCode = await runSubcommand('notegate', COMMANDS, process.argv.slice(2));

@@ -1,17 +1,13 @@
-import type { CryptoKey, JWK } from 'jose';
-import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
+import type { JWK } from 'jose';
 import type { Clock } from '../shared/clock.js';
+import type { JwsKey } from '../shared/jws-key.js';
+import { generateJwsKey } from '../shared/jws-key.js';
 
 export const KEY_TYPES = ['ec-p256', 'rsa-2048'] as const;
 export type KeyType = (typeof KEY_TYPES)[number];
 
-export interface SigningKey {
-  readonly kid: string;
-  readonly alg: 'ES256' | 'RS256';
-  readonly privateKey: CryptoKey;
-  /** As the Workload API serves it (SPIRE's StandardJWKS): kty, kid and key material only. */
-  readonly publicJwk: JWK;
-}
+/** Its publicJwk is as the Workload API serves it (SPIRE's StandardJWKS): kty, kid and key material only. */
+export type SigningKey = JwsKey;
 
 interface HeldKey {
   readonly key: SigningKey;
@@ -78,11 +74,6 @@ export class SigningKeyRing {
   }
 }
 
-async function generateSigningKey(keyType: KeyType): Promise<SigningKey> {
-  const alg = keyType === 'ec-p256' ? 'ES256' : 'RS256';
-  const { privateKey, publicKey } = await generateKeyPair(alg, keyType === 'rsa-2048' ? { modulusLength: 2048 } : {});
-  const material = await exportJWK(publicKey);
-  // RFC 7638 thumbprint: a stable, collision-free kid derived from the key itself.
-  const kid = await calculateJwkThumbprint(material);
-  return { kid, alg, privateKey, publicJwk: { ...material, kid } };
+function generateSigningKey(keyType: KeyType): Promise<SigningKey> {
+  return generateJwsKey(keyType === 'ec-p256' ? 'ES256' : 'RS256');
 }

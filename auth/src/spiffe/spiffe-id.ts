@@ -111,3 +111,25 @@ function pathRuleOf(path: string): SpiffeIdRule | null {
 function abbreviate(input: string): string {
   return input.length > 120 ? `${input.slice(0, 117)}...` : input;
 }
+
+/** Why `name` is not a valid trust domain, or null; for config files that report problems by entry. */
+export function trustDomainProblem(name: string): string | null {
+  try {
+    parseTrustDomain(name);
+    return null;
+  } catch (err) {
+    if (err instanceof SpiffeIdError) return err.message;
+    throw err;
+  }
+}
+
+/** Why `id` is not a valid SPIFFE ID in `trustDomain`, or null; for config files that report problems by entry. */
+export function spiffeIdProblem(id: string, trustDomain: string): string | null {
+  try {
+    if (parseSpiffeId(id).trustDomain !== trustDomain) return `'${id}' is outside trust_domain ${trustDomain}`;
+    return null;
+  } catch (err) {
+    if (err instanceof SpiffeIdError) return err.message;
+    throw err;
+  }
+}

@@ -1,33 +1,19 @@
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { runNotegate, startNotegate } from '../support/cli-process.js';
 import { fastClient, heldKids, streamedBundles, tempSocketDir } from '../support/provider-fixtures.js';
 import { waitFor } from '../support/wait-for.js';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 const WORKLOADS = `trust_domain: example.org
 workloads:
   - name: agent
     spiffe_id: spiffe://example.org/agent
 `;
 
-async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [MAIN, 'identity-provider', ...args]);
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const failed = err instanceof Error ? { ...err } : {};
-    const code = 'code' in failed && typeof failed.code === 'number' ? failed.code : -1;
-    const stdout = 'stdout' in failed ? String(failed.stdout) : '';
-    const stderr = 'stderr' in failed ? String(failed.stderr) : '';
-    return { code, stdout, stderr };
-  }
-}
+const run = (args: string[]) => runNotegate(['identity-provider', ...args]);
 
 describe('notegate identity-provider', () => {
   it('documents every option with its default under --help', async () => {
@@ -72,16 +58,8 @@ describe('notegate identity-provider', () => {
     const dir = await tempSocketDir(t);
     const file = join(dir, '..', 'workloads.yaml');
     await writeFile(file, WORKLOADS);
-    const child = spawn(process.execPath, [MAIN, 'identity-provider', '--workloads', file, '--socket-dir', dir], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    t.after(() => child.kill('SIGKILL'));
-    let stdout = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    await waitFor('the listening line', () => stdout.includes('\n'), 10_000);
-    assert.equal(stdout, `listening on unix://${dir}\n`);
+    const { child, output } = await startNotegate(t, ['identity-provider', '--workloads', file, '--socket-dir', dir]);
+    assert.equal(output.stdout, `listening on unix://${dir}\n`);
 
     const client = fastClient(t, join(dir, 'agent.sock'));
     await client.fetchJwtSvid({ audience: 'http://a' });

@@ -1,0 +1,112 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
+import { tokenError } from '../errors/token-endpoint-errors.js';
+import { closeServer, listen } from '../http/listen.js';
+import { BodyTooLargeError, readBody } from '../http/read-body.js';
+import { sendJson, sendJsonAndClose } from '../http/respond.js';
+import type { Handler, RouteTable } from '../http/routes.js';
+import { matchRoute } from '../http/routes.js';
+import { authorizationServerMetadataUrl } from '../oauth/well-known.js';
+import { authorizationServerMetadata, JWKS_PATH, TOKEN_PATH } from './metadata.js';
+import { ReplayCache } from './replay-cache.js';
+import type { AccessTokenSigningKey } from './signing-key.js';
+import { generateAccessTokenSigningKey, jwksDocument } from './signing-key.js';
+import type { TokenEndpointOptions } from './token-endpoint.js';
+import { TokenEndpoint } from './token-endpoint.js';
+import type { TokenResponse } from './token-response.js';
+
+/** decisions.md: a token request body over 64 KiB gets 413 invalid_request. */
+export const TOKEN_BODY_LIMIT_BYTES = 64 * 1024;
+/** Ours: a client that has not sent its whole request by then is cut off (slow-loris bound). */
+const REQUEST_TIMEOUT_MS = 30_000;
+
+export interface AuthzOptions extends Omit<TokenEndpointOptions, 'signingKey' | 'replayCache'> {
+  readonly host: string;
+  readonly port: number;
+  /** Injected by tests and benchmarks; by default a fresh key (spec: generated at start). */
+  readonly signingKey?: AccessTokenSigningKey;
+  /** Injected by tests and benchmarks; by default the spec's 10,000-entry cache on the same clock. */
+  readonly replayCache?: ReplayCache;
+}
+
+export interface RunningAuthz {
+  /** The bound base URL (port 0 resolved). */
+  readonly url: URL;
+  readonly signingKey: AccessTokenSigningKey;
+  readonly replayCache: ReplayCache;
+  close(): Promise<void>;
+}
+
+/** Builds the token service and listens; the caller owns the bundle source and the audit log. */
+export async function startAuthz(options: AuthzOptions): Promise<RunningAuthz> {
+  const signingKey = options.signingKey ?? (await generateAccessTokenSigningKey());
+  const replayCache = options.replayCache ?? new ReplayCache(options.clock ? { clock: options.clock } : {});
+  const endpoint = new TokenEndpoint({ ...options, signingKey, replayCache });
+  const server = createAuthzServer(options.issuer, endpoint, signingKey);
+  const url = await listen(server, options.host, options.port);
+  return { url, signingKey, replayCache, close: () => closeServer(server) };
+}
+
+/**
+ * HTTP composition: three routes, everything else 404, a wrong method 405 with Allow. The metadata
+ * and key set never change while the process runs, so they are built once.
+ */
+export function createAuthzServer(issuer: string, endpoint: TokenEndpoint, signingKey: AccessTokenSigningKey): Server {
+  const metadata = authorizationServerMetadata(issuer);
+  const jwks = jwksDocument(signingKey);
+  const routes: RouteTable = new Map<string, Readonly<Record<string, Handler>>>([
+    // RFC 8414 §3: the issuer's path goes after the well-known prefix.
+    [authorizationServerMetadataUrl(issuer).pathname, { GET: (_req, res) => sendJson(res, 200, metadata) }],
+    [JWKS_PATH, { GET: (_req, res) => sendJson(res, 200, jwks) }],
+    [TOKEN_PATH, { POST: (req, res) => handleTokenRequest(endpoint, req, res) }],
+  ]);
+  const server = createServer((req, res) => {
+    const route = matchRoute(routes, req.method, req.url);
+    if (route.kind === 'not_found') {
+      sendJson(res, 404, { error: 'not_found', error_description: 'There is no such endpoint.' });
+    } else if (route.kind === 'method_not_allowed') {
+      sendJson(
+        res,
+        405,
+        { error: 'method_not_allowed', error_description: 'Method not allowed here.' },
+        {
+          Allow: route.allow,
+        },
+      );
+    } else {
+      Promise.resolve(route.handler(req, res)).catch(() => answerUnexpected(res));
+    }
+  });
+  server.requestTimeout = REQUEST_TIMEOUT_MS;
+  return server;
+}
+
+async function handleTokenRequest(endpoint: TokenEndpoint, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  let body: Buffer;
+  try {
+    body = await readBody(req, TOKEN_BODY_LIMIT_BYTES);
+  } catch (err) {
+    if (!(err instanceof BodyTooLargeError)) {
+      // The client went away mid-body: nobody is left to answer.
+      req.destroy();
+      return;
+    }
+    const refused = endpoint.refuse(tokenError('ERR_BODY_TOO_LARGE', `body over ${TOKEN_BODY_LIMIT_BYTES} bytes`));
+    sendJsonAndClose(res, refused.status, refused.body, refused.headers);
+    return;
+  }
+  send(res, await endpoint.respond(req.headers['content-type'], body));
+}
+
+function send(res: ServerResponse, response: TokenResponse): void {
+  sendJson(res, response.status, response.body, response.headers);
+}
+
+/** Last resort when a handler threw outside the token endpoint's own error handling. */
+function answerUnexpected(res: ServerResponse): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  sendJson(res, 500, { error: 'server_error', error_description: 'The token service hit an unexpected error.' });
+}

@@ -1,0 +1,136 @@
+import type { AuditLog } from '../audit/audit-log.js';
+import { describeThrown } from '../errors/protocol-error.js';
+import type { TokenEndpointError } from '../errors/token-endpoint-errors.js';
+import { isTokenEndpointError, tokenError } from '../errors/token-endpoint-errors.js';
+import type { Policy } from '../policy/policy.js';
+import type { Clock } from '../shared/clock.js';
+import { epochSeconds, systemClock } from '../shared/clock.js';
+import type { JwtBundleSource } from '../spiffe/bundles/jwt-bundle-source.js';
+import { accessTokenClaims, signAccessToken } from './access-token.js';
+import { checkAssertionType } from './check-assertion-type.js';
+import { checkClientId } from './check-client-id.js';
+import { checkGrantType } from './check-grant-type.js';
+import { checkJti } from './check-jti.js';
+import { checkPolicy } from './check-policy.js';
+import type { ReplayMode } from './check-replay.js';
+import { checkReplay } from './check-replay.js';
+import { checkResourceAllowed } from './check-resource-allowed.js';
+import { checkResourcePresent } from './check-resource-present.js';
+import { checkScope } from './check-scope.js';
+import { checkSvidAlgorithm } from './check-svid-algorithm.js';
+import { checkSvidAudience } from './check-svid-audience.js';
+import { checkSvidClaims } from './check-svid-claims.js';
+import { checkSvidLifetime } from './check-svid-lifetime.js';
+import { checkSvidSignature } from './check-svid-signature.js';
+import { checkSvidSubject } from './check-svid-subject.js';
+import { SPIFFE_JWT_AUTH_METHOD } from './metadata.js';
+import { rejectRepeatedParameters } from './reject-repeated-parameters.js';
+import type { ReplayCache } from './replay-cache.js';
+import type { AccessTokenSigningKey } from './signing-key.js';
+import type { IssuedTokenRecord, RequestTrace } from './token-audit.js';
+import { auditAllow, auditDeny, newTrace } from './token-audit.js';
+import type { FormParameters } from './token-request.js';
+import { FormEncodingError, formContentTypeProblem, parseForm } from './token-request.js';
+import type { TokenResponse } from './token-response.js';
+import { clientAuthChallenge, tokenFailure, tokenSuccess } from './token-response.js';
+
+export interface TokenEndpointOptions {
+  /** Used exactly as given: metadata, the assertion's `aud`, the token's `iss`. */
+  readonly issuer: string;
+  readonly policy: Policy;
+  readonly bundles: JwtBundleSource;
+  readonly replayMode: ReplayMode;
+  readonly replayCache: ReplayCache;
+  readonly signingKey: AccessTokenSigningKey;
+  readonly maxSvidLifetimeS: number;
+  readonly audit: AuditLog;
+  readonly clock?: Clock;
+}
+
+interface IssuedToken extends IssuedTokenRecord {
+  readonly accessToken: string;
+}
+
+/**
+ * POST /token: SPIFFE client authentication and the policy, as the spec's table lists them. Every
+ * request ends in exactly one audit line; any refusal is a TokenEndpointError with a fixed
+ * description, and anything unexpected becomes a 500 whose detail only the audit line sees.
+ */
+export class TokenEndpoint {
+  readonly #options: TokenEndpointOptions;
+  readonly #clock: Clock;
+  readonly #challenge: string;
+
+  constructor(options: TokenEndpointOptions) {
+    this.#options = options;
+    this.#clock = options.clock ?? systemClock;
+    this.#challenge = clientAuthChallenge(SPIFFE_JWT_AUTH_METHOD, options.issuer);
+  }
+
+  async respond(contentType: string | undefined, body: Buffer): Promise<TokenResponse> {
+    const trace = newTrace();
+    try {
+      const problem = formContentTypeProblem(contentType);
+      if (problem !== null) throw tokenError('ERR_CONTENT_TYPE', problem);
+      trace.form = readForm(body);
+      const issued = await this.#authorize(trace.form, trace);
+      auditAllow(this.#options.audit, issued);
+      return tokenSuccess(issued.accessToken, issued.scope);
+    } catch (err) {
+      return this.refuse(err, trace);
+    }
+  }
+
+  /** The response and audit line for a refusal; also used by the HTTP layer (body too large). */
+  refuse(err: unknown, trace: RequestTrace = newTrace()): TokenResponse {
+    const error: TokenEndpointError = isTokenEndpointError(err) ? err : tokenError('ERR_SERVER', describeThrown(err));
+    auditDeny(this.#options.audit, error, trace);
+    return tokenFailure(error, this.#challenge);
+  }
+
+  /** The spec's "Client authentication at the token endpoint" table, one row per line, in order. */
+  async #authorize(form: FormParameters, trace: RequestTrace): Promise<IssuedToken> {
+    const { issuer, policy, bundles, replayMode, replayCache, maxSvidLifetimeS } = this.#options;
+    checkGrantType(form);
+    checkAssertionType(form);
+    const request = rejectRepeatedParameters(form);
+    const resource = checkResourcePresent(request);
+    const svid = checkSvidAlgorithm(request);
+    trace.claimedSub = svid.claims.sub;
+    const subject = checkSvidSubject(svid.claims, policy.trustDomain);
+    await checkSvidSignature(svid, subject, bundles);
+    trace.verified = true;
+    const nowS = epochSeconds(this.#clock);
+    const times = checkSvidClaims(svid.claims, { nowS, jtiRequired: replayMode === 'reject' });
+    checkSvidAudience(svid.claims, issuer);
+    checkSvidLifetime(times, nowS, maxSvidLifetimeS);
+    const jti = checkJti(svid.claims);
+    trace.svidJti = jti;
+    const svidUses = checkReplay(replayCache, replayMode, svid, subject, times, jti);
+    checkClientId(request, subject);
+    const grant = checkPolicy(policy, subject);
+    const target = checkResourceAllowed(grant, resource);
+    const scope = checkScope(request.scope, target.scopes);
+    // "Trust bundle fetch fails" (503) is decided inside checkSvidSignature: it is the key lookup.
+
+    const claims = accessTokenClaims({ issuer, spiffeId: subject.id, audience: target.audience, scope, nowS });
+    return {
+      accessToken: await signAccessToken(this.#options.signingKey, claims),
+      spiffeId: subject.id,
+      svidJti: jti,
+      audience: target.audience,
+      scope,
+      accessTokenJti: claims.jti,
+      ...(replayMode === 'allow-reuse-within-lifetime' ? { svidUses } : {}),
+    };
+  }
+}
+
+function readForm(body: Buffer): FormParameters {
+  try {
+    return parseForm(body);
+  } catch (err) {
+    if (err instanceof FormEncodingError) throw tokenError('ERR_FORM_MALFORMED', err.message);
+    throw err;
+  }
+}

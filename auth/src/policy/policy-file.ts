@@ -1,0 +1,90 @@
+import { UsageError } from '../errors/usage-error.js';
+import { isScopeToken } from '../oauth/scope.js';
+import type { ConfigFail } from '../shared/config-fields.js';
+import {
+  parseYamlMapping,
+  readConfigText,
+  rejectDuplicates,
+  rejectUnknownKeys,
+  requiredList,
+  requiredString,
+} from '../shared/config-fields.js';
+import { isRecord } from '../shared/records.js';
+import { spiffeIdProblem, trustDomainProblem } from '../spiffe/spiffe-id.js';
+import type { Grant, ResourceGrant } from './policy.js';
+import { Policy } from './policy.js';
+import { normalizeResource } from './resource.js';
+
+const TOP_LEVEL_KEYS = new Set(['trust_domain', 'grants']);
+const GRANT_KEYS = new Set(['spiffe_id', 'resources']);
+const RESOURCE_KEYS = new Set(['resource', 'scopes']);
+
+/** Reads and validates `--policy FILE`; every problem is a start-up error naming the entry. */
+export async function loadPolicyFile(path: string): Promise<Policy> {
+  return parsePolicy(await readConfigText('--policy', path), path);
+}
+
+/**
+ * decisions.md "Policy file": unknown keys, a SPIFFE ID outside trust_domain or malformed, a
+ * duplicate spiffe_id, a resource that is not an absolute http(s) URI or carries a fragment, and a
+ * scope that is not an RFC 6749 scope-token are errors naming the entry (`grants[1].resources[0].scopes[2]`).
+ */
+export function parsePolicy(text: string, source: string): Policy {
+  const fail: ConfigFail = (where, why) => new UsageError(`policy file ${source}: ${where}: ${why}`);
+  const root = parseYamlMapping(text, 'trust_domain and grants', fail);
+  rejectUnknownKeys(root, TOP_LEVEL_KEYS, 'top level', fail);
+  const trustDomain = requiredString(root, 'trust_domain', 'trust_domain', fail);
+  const trustDomainError = trustDomainProblem(trustDomain);
+  if (trustDomainError) throw fail('trust_domain', trustDomainError);
+  const grants = requiredList(root, 'grants', 'grants', fail).map((entry: unknown, index) =>
+    parseGrant(entry, `grants[${index}]`, trustDomain, fail),
+  );
+  rejectDuplicates(
+    grants.map((grant) => grant.spiffeId),
+    (index) => `grants[${index}].spiffe_id`,
+    fail,
+  );
+  return new Policy({ trustDomain, grants });
+}
+
+function parseGrant(entry: unknown, where: string, trustDomain: string, fail: ConfigFail): Grant {
+  if (!isRecord(entry)) throw fail(where, 'must be a mapping with spiffe_id and resources');
+  rejectUnknownKeys(entry, GRANT_KEYS, where, fail);
+  const spiffeId = requiredString(entry, 'spiffe_id', `${where}.spiffe_id`, fail);
+  const spiffeIdError = spiffeIdProblem(spiffeId, trustDomain);
+  if (spiffeIdError) throw fail(`${where}.spiffe_id`, spiffeIdError);
+  const resources = requiredList(entry, 'resources', `${where}.resources`, fail).map((item: unknown, index) =>
+    parseResourceGrant(item, `${where}.resources[${index}]`, fail),
+  );
+  rejectDuplicates(
+    resources.map((item) => normalizeResource(item.resource)),
+    (index) => `${where}.resources[${index}].resource`,
+    fail,
+  );
+  return { spiffeId, resources };
+}
+
+function parseResourceGrant(entry: unknown, where: string, fail: ConfigFail): ResourceGrant {
+  if (!isRecord(entry)) throw fail(where, 'must be a mapping with resource and scopes');
+  rejectUnknownKeys(entry, RESOURCE_KEYS, where, fail);
+  const resource = requiredString(entry, 'resource', `${where}.resource`, fail);
+  checkResource(resource, `${where}.resource`, fail);
+  const scopes = requiredList(entry, 'scopes', `${where}.scopes`, fail).map((scope: unknown, index) => {
+    if (typeof scope !== 'string' || !isScopeToken(scope)) {
+      throw fail(`${where}.scopes[${index}]`, `${JSON.stringify(scope)} is not an RFC 6749 scope-token`);
+    }
+    return scope;
+  });
+  rejectDuplicates(scopes, (index) => `${where}.scopes[${index}]`, fail);
+  return { resource, scopes };
+}
+
+/** RFC 8707 §2: an absolute URI without a fragment; here http or https, the MCP servers' schemes. */
+function checkResource(resource: string, where: string, fail: ConfigFail): void {
+  if (!/^https?:\/\//i.test(resource) || !URL.canParse(resource)) {
+    throw fail(where, `'${resource}' is not an absolute http:// or https:// URI`);
+  }
+  if (resource.includes('#')) throw fail(where, `'${resource}' must not carry a fragment`);
+  // One trailing slash is ignored when comparing; a second would make the token audience end in '/'.
+  if (resource.endsWith('//')) throw fail(where, `'${resource}' must not end with more than one '/'`);
+}

@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ReplayCache } from '../../src/authz/replay-cache.js';
+import { TOKEN_ENDPOINT_ERRORS } from '../../src/errors/token-endpoint-errors.js';
+import { ManualClock, START_MS, startHarness } from '../support/authz-fixtures.js';
+import { SUBJECT, signToken, testKey } from '../support/svid-fixtures.js';
+
+describe('replay, reject mode (default)', () => {
+  it('refuses the second use of an SVID with 401 invalid_client and names the jti in the audit line', async (t) => {
+    const h = await startHarness(t);
+    const form = h.form(await h.svid({ jti: 'once-only' }));
+    assert.equal((await h.post(form)).status, 200);
+    const again = await h.post(form);
+    assert.equal(again.status, 401);
+    assert.deepEqual(await again.json(), {
+      error: 'invalid_client',
+      error_description: TOKEN_ENDPOINT_ERRORS.ERR_SVID_REPLAYED.description,
+    });
+    const line = h.lastAudit();
+    assert.equal(line.spiffe_id, SUBJECT);
+    assert.match(
+      String(line.reason),
+      /^invalid_client: .*jti "once-only" of spiffe:\/\/example\.org\/agent already used/,
+    );
+    assert.equal(line.svid_jti, 'once-only');
+  });
+
+  it('records only assertions that passed signature, audience and lifetime checks', async (t) => {
+    const h = await startHarness(t);
+    const forged = await signToken(
+      testKey('P-256', h.key.kid).privateKey,
+      { alg: 'ES256', kid: h.key.kid },
+      h.claims({ jti: 'a' }),
+    );
+    assert.equal((await h.post(h.form(forged))).status, 401);
+    assert.equal((await h.post(h.form(await h.svid({ jti: 'b', aud: 'http://elsewhere' })))).status, 401);
+    assert.equal((await h.post(h.form(await h.svid({ jti: 'c', exp: h.clock.nowS + 900 })))).status, 401);
+    assert.equal(h.authz.replayCache.size, 0);
+    for (const jti of ['a', 'b', 'c']) assert.equal((await h.post(h.form(await h.svid({ jti })))).status, 200);
+  });
+
+  it('consumes an authenticated assertion even when a later policy check refuses it', async (t) => {
+    const h = await startHarness(t);
+    const svid = await h.svid({ jti: 'spent' });
+    assert.equal((await h.post(h.form(svid, { scope: 'notes:admin' }))).status, 400);
+    const retry = await h.post(h.form(svid));
+    assert.equal(retry.status, 401);
+    assert.match(String(h.lastAudit().reason), /already used/);
+  });
+
+  it('keys the cache on (sub, jti): the same jti for another workload is a different entry', async (t) => {
+    const h = await startHarness(t);
+    assert.equal((await h.post(h.form(await h.svid({ jti: 'shared' })))).status, 200);
+    const reader = h.form(await h.svid({ jti: 'shared', sub: 'spiffe://example.org/reader' }));
+    assert.equal((await h.post(reader)).status, 200);
+  });
+
+  it('answers 503 once 10,000 live entries are held, never evicting them, and recovers when they expire', async (t) => {
+    const clock = new ManualClock();
+    const cache = new ReplayCache({ clock: clock.now });
+    const h = await startHarness(t, { manualClock: clock, replayCache: cache });
+    // 9,999 real entries from earlier assertions of another workload, alive until exp + 30 s.
+    for (let i = 0; i < 9_999; i++) cache.record(`spiffe://example.org/reader\njfill-${i}`, START_MS + 330_000);
+    const last = h.form(await h.svid({ jti: 'ten-thousandth' }));
+    assert.equal((await h.post(last)).status, 200);
+    assert.equal(cache.size, 10_000);
+
+    const full = await h.post(h.form(await h.svid({ jti: 'one-too-many' })));
+    assert.equal(full.status, 503);
+    assert.equal(full.headers.get('cache-control'), 'no-store');
+    assert.equal(full.headers.get('www-authenticate'), null);
+    assert.deepEqual(await full.json(), {
+      error: 'temporarily_unavailable',
+      error_description: TOKEN_ENDPOINT_ERRORS.ERR_REPLAY_CACHE_FULL.description,
+    });
+    assert.match(String(h.lastAudit().reason), /^temporarily_unavailable: .*10000 live entries/);
+    assert.equal(cache.size, 10_000);
+    // A replay is still a replay when the cache is full (its row comes first).
+    assert.equal((await h.post(last)).status, 401);
+
+    h.clock.advance(330);
+    assert.equal((await h.post(h.form(await h.svid({ jti: 'after-expiry' })))).status, 200);
+    assert.equal(cache.size, 1);
+  });
+});
+
+describe('replay, allow-reuse-within-lifetime mode', () => {
+  it('accepts a reused SVID and counts its uses in the audit line', async (t) => {
+    const h = await startHarness(t, { replayMode: 'allow-reuse-within-lifetime' });
+    const form = h.form(await h.svid({ jti: 'cached' }));
+    for (const uses of [1, 2, 3]) {
+      assert.equal((await h.post(form)).status, 200);
+      const line = h.lastAudit();
+      assert.equal(line.svid_uses, uses);
+      assert.match(String(line.reason), /svid_jti=cached/);
+    }
+  });
+
+  it('accepts an SVID without jti, as a SPIRE agent mints it, and still sees its reuse', async (t) => {
+    const h = await startHarness(t, { replayMode: 'allow-reuse-within-lifetime' });
+    const form = h.form(await h.svid({ jti: undefined }));
+    assert.equal((await h.post(form)).status, 200);
+    assert.equal((await h.post(form)).status, 200);
+    const line = h.lastAudit();
+    assert.equal(line.svid_uses, 2);
+    assert.equal(line.svid_jti, null);
+    assert.match(String(line.reason), /svid_jti=-/);
+  });
+
+  it('still validates a jti that is present', async (t) => {
+    const h = await startHarness(t, { replayMode: 'allow-reuse-within-lifetime' });
+    const res = await h.post(h.form(await h.svid({ jti: 'x'.repeat(257) })));
+    assert.equal(res.status, 401);
+  });
+
+  it('keeps issuing when the use counter is full, with svid_uses null', async (t) => {
+    const clock = new ManualClock();
+    const cache = new ReplayCache({ clock: clock.now, capacity: 1 });
+    const h = await startHarness(t, {
+      manualClock: clock,
+      replayMode: 'allow-reuse-within-lifetime',
+      replayCache: cache,
+    });
+    assert.equal((await h.post(h.form(await h.svid()))).status, 200);
+    assert.equal((await h.post(h.form(await h.svid()))).status, 200);
+    assert.equal(h.lastAudit().svid_uses, null);
+  });
+});

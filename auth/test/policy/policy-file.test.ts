@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { UsageError } from '../../src/errors/usage-error.js';
+import { loadPolicyFile, parsePolicy } from '../../src/policy/policy-file.js';
+
+const EXAMPLE = `trust_domain: example.org
+grants:
+  - spiffe_id: spiffe://example.org/agent
+    resources:
+      - resource: http://127.0.0.1:8081/mcp
+        scopes: [notes:read, notes:write]
+      - resource: http://127.0.0.1:8082/mcp/
+        scopes: [notes:read]
+`;
+
+/** The example with one line replaced, so each case shows exactly what is wrong. */
+const variant = (from: string, to: string) => {
+  assert.ok(EXAMPLE.includes(from), from);
+  return EXAMPLE.replace(from, to);
+};
+
+describe('parsePolicy', () => {
+  it('reads the decisions.md example', () => {
+    const policy = parsePolicy(EXAMPLE, 'policy.yaml');
+    assert.equal(policy.trustDomain, 'example.org');
+    const grant = policy.grantFor('spiffe://example.org/agent');
+    assert.ok(grant);
+    assert.deepEqual([...(grant.scopesFor('http://127.0.0.1:8081/mcp') ?? [])], ['notes:read', 'notes:write']);
+    assert.equal(policy.grantFor('spiffe://example.org/other'), undefined);
+  });
+
+  it('compares resources after removing one trailing slash, on either side', () => {
+    const grant = parsePolicy(EXAMPLE, 'policy.yaml').grantFor('spiffe://example.org/agent');
+    assert.ok(grant?.scopesFor('http://127.0.0.1:8081/mcp/'));
+    assert.ok(grant?.scopesFor('http://127.0.0.1:8082/mcp'));
+    assert.equal(grant?.scopesFor('http://127.0.0.1:8081/mcp//'), undefined);
+    assert.equal(grant?.scopesFor('http://127.0.0.1:8081/mcp/x'), undefined);
+  });
+
+  it('is deep-frozen', () => {
+    const policy = parsePolicy(EXAMPLE, 'policy.yaml');
+    const scopes = policy.document.grants[0]?.resources[0]?.scopes;
+    assert.ok(scopes);
+    assert.ok(Object.isFrozen(policy));
+    assert.ok(Object.isFrozen(policy.document.grants));
+    assert.ok(Object.isFrozen(scopes));
+    assert.throws(() => Reflect.apply(Array.prototype.push, scopes, ['notes:admin']), TypeError);
+  });
+
+  const refusals: ReadonlyArray<readonly [string, string, RegExp]> = [
+    ['an unknown top-level key', `${EXAMPLE}version: 2\n`, /top level: unknown key version/],
+    ['an unknown grant key', variant('  - spiffe_id:', '  - name: x\n    spiffe_id:'), /grants\[0\]: unknown key name/],
+    [
+      'an unknown resource key',
+      variant('        scopes: [notes:read]\n', '        scopes: [notes:read]\n        ttl: 5\n'),
+      /grants\[0\]\.resources\[1\]: unknown key ttl/,
+    ],
+    [
+      'a SPIFFE ID outside trust_domain',
+      variant('spiffe://example.org/agent', 'spiffe://other.org/agent'),
+      /grants\[0\]\.spiffe_id: 'spiffe:\/\/other\.org\/agent' is outside trust_domain example\.org/,
+    ],
+    [
+      'a malformed SPIFFE ID',
+      variant('spiffe://example.org/agent', 'spiffe://example.org/a//b'),
+      /grants\[0\]\.spiffe_id: .*empty segments/,
+    ],
+    [
+      'a duplicate spiffe_id',
+      `${EXAMPLE}  - spiffe_id: spiffe://example.org/agent\n    resources:\n      - resource: http://x/mcp\n        scopes: [a]\n`,
+      /grants\[1\]\.spiffe_id: 'spiffe:\/\/example\.org\/agent' duplicates grants\[0\]\.spiffe_id/,
+    ],
+    [
+      'a relative resource',
+      variant('http://127.0.0.1:8081/mcp', '/mcp'),
+      /grants\[0\]\.resources\[0\]\.resource: '\/mcp' is not an absolute http:\/\/ or https:\/\/ URI/,
+    ],
+    [
+      'a resource with another scheme',
+      variant('http://127.0.0.1:8081/mcp', 'ftp://127.0.0.1/mcp'),
+      /grants\[0\]\.resources\[0\]\.resource: .*not an absolute http/,
+    ],
+    [
+      'a resource with a fragment',
+      variant('http://127.0.0.1:8082/mcp/', 'http://127.0.0.1:8082/mcp#top'),
+      /grants\[0\]\.resources\[1\]\.resource: .*must not carry a fragment/,
+    ],
+    [
+      'the same resource twice once the trailing slash is removed',
+      variant('http://127.0.0.1:8082/mcp/', 'http://127.0.0.1:8081/mcp/'),
+      /grants\[0\]\.resources\[1\]\.resource: .* duplicates grants\[0\]\.resources\[0\]\.resource/,
+    ],
+    [
+      'a scope that is not a scope-token',
+      variant('[notes:read, notes:write]', '[notes:read, "notes write"]'),
+      /grants\[0\]\.resources\[0\]\.scopes\[1\]: "notes write" is not an RFC 6749 scope-token/,
+    ],
+    [
+      'a scope that is a number',
+      variant('[notes:read]', '[notes:read, 7, x]'),
+      /grants\[0\]\.resources\[1\]\.scopes\[1\]: 7 is not an RFC 6749 scope-token/,
+    ],
+    ['a duplicate scope', variant('[notes:read]', '[notes:read, notes:read]'), /scopes\[1\]: 'notes:read' duplicates/],
+    [
+      'an empty scope list',
+      variant('[notes:read]', '[]'),
+      /grants\[0\]\.resources\[1\]\.scopes: must be a non-empty list/,
+    ],
+    ['no grants', 'trust_domain: example.org\ngrants: []\n', /grants: must be a non-empty list/],
+    ['a bad trust domain', variant('trust_domain: example.org', 'trust_domain: Example.org'), /trust_domain: /],
+    ['invalid YAML', 'trust_domain: [', /YAML: /],
+    ['a list at the top', '- a\n', /top level: must be a mapping/],
+    ['a duplicate key', `${EXAMPLE}trust_domain: example.org\n`, /YAML: .*[Uu]nique/],
+  ];
+  for (const [what, text, message] of refusals) {
+    it(`refuses ${what}, naming the entry`, () => {
+      assert.throws(
+        () => parsePolicy(text, 'policy.yaml'),
+        (err: unknown) => err instanceof UsageError && message.test(err.message) && err.message.includes('policy.yaml'),
+      );
+    });
+  }
+});
+
+describe('loadPolicyFile', () => {
+  it('reads a file and names it when it cannot', async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), 'notegate-policy-'));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const path = join(dir, 'policy.yaml');
+    await writeFile(path, EXAMPLE);
+    assert.equal((await loadPolicyFile(path)).trustDomain, 'example.org');
+    await assert.rejects(loadPolicyFile(join(dir, 'missing.yaml')), /--policy .*missing\.yaml: cannot read/);
+  });
+});

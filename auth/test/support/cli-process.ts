@@ -1,0 +1,42 @@
+import { execFile, spawn } from 'node:child_process';
+import type { TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { waitFor } from './wait-for.js';
+
+export const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+
+export interface Finished {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `notegate <args>` to completion. */
+export async function runNotegate(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<Finished> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [MAIN, ...args], { env });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const failed = err instanceof Error ? { ...err } : {};
+    const code = 'code' in failed && typeof failed.code === 'number' ? failed.code : -1;
+    const stdout = 'stdout' in failed ? String(failed.stdout) : '';
+    const stderr = 'stderr' in failed ? String(failed.stderr) : '';
+    return { code, stdout, stderr };
+  }
+}
+
+/** Starts a long-running `notegate <args>`, killed after the test, and waits for its first stdout line. */
+export async function startNotegate(t: TestContext, args: readonly string[], env: NodeJS.ProcessEnv = process.env) {
+  const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  t.after(() => child.kill('SIGKILL'));
+  const output = { stdout: '', stderr: '' };
+  child.stdout.on('data', (chunk: Buffer) => {
+    output.stdout += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    output.stderr += chunk.toString();
+  });
+  await waitFor('the listening line', () => output.stdout.includes('\n'), 10_000);
+  return { child, output };
+}

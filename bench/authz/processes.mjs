@@ -1,0 +1,70 @@
+// Child processes of the benchmark: pinned with taskset, read by PID from /proc, stopped by PID.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+const CLOCK_TICKS_PER_S = 100;
+/**
+ * Processes pinned to one core get one libuv thread-pool thread (WebCrypto runs there): four
+ * threads on one core only add futex hand-offs (strace: 9 futex calls per token instead of 3).
+ * Applied alike to the ceiling loop and every server.
+ */
+const PINNED_ENV = { ...process.env, UV_THREADPOOL_SIZE: '1' };
+
+/** Starts `node <args>` on `core`; resolves once it printed "listening on <url>". */
+export function startServer(core, args) {
+  const child = spawn('taskset', ['-c', String(core), process.execPath, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${stderr}`)));
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      const match = /listening on (\S+)/.exec(stdout);
+      if (match) resolve({ pid: child.pid, url: match[1], stop: () => stop(child) });
+    });
+  });
+}
+
+function stop(child) {
+  child.removeAllListeners('exit');
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+/** Runs `node <args>` on `core` to completion and parses the JSON line it prints. */
+export function runJson(core, args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn('taskset', ['-c', String(core), process.execPath, ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.once('exit', (code) => {
+      if (code !== 0) reject(new Error(`${args.join(' ')} exited with ${code}`));
+      else resolve(JSON.parse(stdout.trim().split('\n').at(-1)));
+    });
+  });
+}
+
+/** CPU seconds (user + system, all threads) the process has used so far. */
+export function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // After "(comm) ", utime and stime are the 12th and 13th fields (proc(5) fields 14 and 15).
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
+}
+
+/** Peak and current resident set size in MiB (proc(5) VmHWM, VmRSS). */
+export function memoryMiB(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (name) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? Number.NaN);
+  return { peak: kib('VmHWM') / 1024, current: kib('VmRSS') / 1024 };
+}
