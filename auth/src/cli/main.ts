@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 import type { Command } from './command.js';
 import { EXIT, runCommand } from './command.js';
+import { notesServerCommand } from './notes-server-command.js';
 
 /** Subcommands of `notegate`; each module only parses flags and wires real implementations. */
 const COMMANDS: ReadonlyMap<string, Command> = new Map(
-  ([] as Command[]).map((command) => [command.name.replace(/^notegate /, ''), command]),
+  ([notesServerCommand] as Command[]).map((command) => [command.name.replace(/^notegate /, ''), command]),
 );
 
 function topLevelHelp(): string {

@@ -12,11 +12,11 @@ export function extractBearerToken(authorization: string | undefined): string {
   if (authorization === undefined || authorization.trim() === '') {
     throw bearerError('ERR_TOKEN_MISSING', 'no Authorization header');
   }
-  const match = /^(\S+)[ ]+(\S*)[ ]*$/.exec(authorization);
-  if (!match || match[1]?.toLowerCase() !== 'bearer') {
-    throw bearerError('ERR_TOKEN_MISSING', 'Authorization scheme is not Bearer');
+  const [scheme, token = '', ...extra] = authorization.trim().split(/ +/);
+  if (scheme?.toLowerCase() !== 'bearer') throw bearerError('ERR_TOKEN_MISSING', 'Authorization scheme is not Bearer');
+  if (token === '') throw bearerError('ERR_TOKEN_MISSING', 'Bearer without credentials');
+  if (extra.length > 0 || !B64TOKEN.test(token)) {
+    throw bearerError('ERR_TOKEN_MALFORMED', 'bearer credentials are not a b64token');
   }
-  const token = match[2] ?? '';
-  if (!B64TOKEN.test(token)) throw bearerError('ERR_TOKEN_MALFORMED', 'bearer credentials are not a b64token');
   return token;
 }
