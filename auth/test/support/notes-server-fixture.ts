@@ -113,8 +113,12 @@ export function toolCall(name: string, args: unknown, id: number | string = 1): 
   return JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
 }
 
-export function rpc(method: string, id: number | string | undefined = 1, params: unknown = {}): string {
-  return JSON.stringify({ jsonrpc: '2.0', ...(id !== undefined && { id }), method, params });
+export function rpc(method: string, id: number | string = 1, params: unknown = {}): string {
+  return JSON.stringify({ jsonrpc: '2.0', id, method, params });
+}
+
+export function notification(method: string, params: unknown = {}): string {
+  return JSON.stringify({ jsonrpc: '2.0', method, params });
 }
 
 /** Parses a Bearer challenge into its auth-params. */

@@ -10,7 +10,7 @@ import { readJsonBody } from '../request/read-json-body.js';
 import { parseRpcMessage, type RpcMessage, toolCallOf } from '../request/rpc-message.js';
 import type { ToolCatalog } from '../tools/tool-catalog.js';
 import { type DecisionAudit, type DecisionTrail, newTrail } from './decision-audit.js';
-import { refusalResponse } from './refusal.js';
+import { isBearerError, refusalResponse } from './refusal.js';
 import type { ResourceIdentity } from './resource-identity.js';
 import type { SdkDispatcher } from './sdk-dispatch.js';
 import { abortOnDisconnect, toSdkRequest, writeWebResponse } from './web-bridge.js';
@@ -81,7 +81,7 @@ export function createMcpEndpoint(options: McpEndpointOptions) {
     const error = err instanceof ProtocolError ? err : requestError('ERR_SERVER_FAULT', describeThrown(err));
     const response = refusalResponse(error, {
       message,
-      scope: error.status === 401 || error.status === 403 ? trail.scope : undefined,
+      scope: isBearerError(error) ? trail.scope : undefined,
       metadataUrl: identity.metadataUrl,
     });
     if (!res.headersSent) {

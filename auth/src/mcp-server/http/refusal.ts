@@ -28,7 +28,7 @@ export interface RefusalContext {
  */
 export function refusalResponse(error: ProtocolError, context: RefusalContext): RefusalResponse {
   const headers: Record<string, string> = {};
-  if (error.status === 401 || error.status === 403) headers['WWW-Authenticate'] = bearerChallenge(error, context);
+  if (isBearerError(error)) headers['WWW-Authenticate'] = bearerChallenge(error, context);
   if (error.status === 405) headers.Allow = 'POST';
   const oauth = {
     ...(error.protocolCode !== null && { error: error.protocolCode }),
@@ -51,6 +51,11 @@ export function bearerChallenge(error: ProtocolError, context: RefusalContext): 
   params.push(`resource_metadata="${context.metadataUrl}"`);
   if (error.protocolCode !== null) params.push(`error_description="${error.description}"`);
   return `Bearer ${params.join(', ')}`;
+}
+
+/** Bearer refusals (401, 403 insufficient_scope) carry a challenge; an Origin 403 is not about the token. */
+export function isBearerError(error: ProtocolError): boolean {
+  return Object.hasOwn(BEARER_ERRORS, error.code);
 }
 
 const JSON_RPC_CODES: ReadonlyMap<string, number> = new Map(

@@ -140,7 +140,7 @@ export class NotesStore {
 
   async #reloadIfChanged(id: string, path: string): Promise<void> {
     const file = await stat(path).catch(() => undefined);
-    if (!file || !file.isFile() || file.size > MAX_NOTE_FILE_BYTES) return;
+    if (!file?.isFile() || file.size > MAX_NOTE_FILE_BYTES) return;
     const known = this.#files.get(id);
     if (known && known.mtimeMs === file.mtimeMs && known.size === file.size) return;
     const version = this.#versions.get(id);
