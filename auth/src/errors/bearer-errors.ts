@@ -42,6 +42,4 @@ export const BEARER_ERRORS = {
   },
 } as const satisfies Record<string, McpErrorSpec>;
 
-export type BearerErrorCode = keyof typeof BEARER_ERRORS;
-
 export const bearerError = errorFactory(BEARER_ERRORS);

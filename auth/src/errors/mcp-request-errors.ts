@@ -39,6 +39,4 @@ export const MCP_REQUEST_ERRORS = {
   },
 } as const satisfies Record<string, McpErrorSpec>;
 
-export type McpRequestErrorCode = keyof typeof MCP_REQUEST_ERRORS;
-
 export const requestError = errorFactory(MCP_REQUEST_ERRORS);

@@ -5,7 +5,7 @@ import { writeFileAtomic } from './atomic-write.js';
 import { Bm25Index } from './bm25-index.js';
 import { formatNoteFile, type Note, parseNoteFile } from './note-file.js';
 import { newNoteId, noteFileName, noteIdOfFile } from './note-id.js';
-import { buildSnippet } from './snippet.js';
+import { buildSnippet, firstOffsets } from './snippet.js';
 import { documentTerms, queryTerms } from './tokenize.js';
 
 /** Notes written by another process become searchable within this long (the next search after it rescans). */
@@ -54,6 +54,7 @@ export class NotesStore {
   readonly #clock: Clock;
   readonly #rescanIntervalMs: number;
   readonly #notes = new Map<string, Note>();
+  readonly #offsets = new Map<string, ReadonlyMap<string, number>>();
   readonly #files = new Map<string, FileState>();
   readonly #versions = new Map<string, number>();
   readonly #locks = new Map<string, Promise<unknown>>();
@@ -83,14 +84,13 @@ export class NotesStore {
     if (this.#clock() - this.#lastScanMs >= this.#rescanIntervalMs) await this.rescan();
     const terms = queryTerms(query);
     if (terms.length === 0) return [];
-    const wanted = new Set(terms);
     return this.#index
       .search(terms)
       .slice(0, limit)
       .flatMap(({ id, score }) => {
         const note = this.#notes.get(id);
         if (!note) return [];
-        const snippet = buildSnippet(note.body, wanted);
+        const snippet = buildSnippet(note.body, this.#offsets.get(id) ?? new Map(), terms);
         return [{ id, title: note.title, snippet, score: Math.round(score * 1e4) / 1e4, updatedAt: note.updatedAt }];
       });
   }
@@ -154,15 +154,18 @@ export class NotesStore {
     this.#notes.set(note.id, note);
     this.#files.set(note.id, { mtimeMs: file.mtimeMs, size: file.size });
     this.#versions.set(note.id, (this.#versions.get(note.id) ?? 0) + 1);
+    const bodyTokens = documentTerms(note.body);
+    this.#offsets.set(note.id, firstOffsets(bodyTokens));
     this.#index.upsert(
       note.id,
       documentTerms(note.title).map((token) => token.term),
-      documentTerms(note.body).map((token) => token.term),
+      bodyTokens.map((token) => token.term),
     );
   }
 
   #forget(id: string): void {
     this.#notes.delete(id);
+    this.#offsets.delete(id);
     this.#files.delete(id);
     this.#index.remove(id);
     this.#versions.set(id, (this.#versions.get(id) ?? 0) + 1);

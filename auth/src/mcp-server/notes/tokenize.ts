@@ -22,7 +22,8 @@ export function tokenize(text: string, { unigrams }: { unigrams: boolean }): Tok
   const tokens: Token[] = [];
   for (const match of text.matchAll(RUN)) {
     const start = match.index;
-    if (CJK_RUN.test(match[0])) pushCjkTerms(tokens, match[0], start, unigrams);
+    // Every CJK script starts at U+1100 or above: cheaper than the regex for the common case.
+    if (match[0].charCodeAt(0) >= 0x1100 && CJK_RUN.test(match[0])) pushCjkTerms(tokens, match[0], start, unigrams);
     else tokens.push({ term: foldCase(match[0]), start, end: start + match[0].length });
   }
   return tokens;
@@ -39,6 +40,8 @@ export function queryTerms(text: string): string[] {
 }
 
 export function foldCase(word: string): string {
+  // ASCII is already NFKC and folds by lower-casing alone: the common case skips two normalisations.
+  if (isAscii(word)) return word.toLowerCase();
   return word.normalize('NFKC').toUpperCase().toLowerCase().normalize('NFKC');
 }
 
@@ -58,4 +61,9 @@ function pushCjkTerms(tokens: Token[], run: string, runStart: number, unigrams: 
       tokens.push({ term: foldCase(char.text + next.text), start: char.start, end: next.start + next.text.length });
     }
   });
+}
+
+function isAscii(word: string): boolean {
+  for (let i = 0; i < word.length; i++) if (word.charCodeAt(i) > 0x7f) return false;
+  return true;
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Bm25Index } from '../../../src/mcp-server/notes/bm25-index.js';
-import { buildSnippet } from '../../../src/mcp-server/notes/snippet.js';
+import { buildSnippet, firstOffsets } from '../../../src/mcp-server/notes/snippet.js';
 import { documentTerms, foldCase, queryTerms, tokenize } from '../../../src/mcp-server/notes/tokenize.js';
 
 const terms = (text: string) => documentTerms(text).map((token) => token.term);
@@ -92,23 +92,29 @@ describe('Bm25Index', () => {
 });
 
 describe('buildSnippet', () => {
+  const snippet = (text: string, query: string) =>
+    buildSnippet(text, firstOffsets(documentTerms(text)), queryTerms(query));
   const long = `${'Intro words go here. '.repeat(30)}The signing key rotates every ninety days. ${'More trailing text. '.repeat(30)}`;
   it('returns the passage around the match, cut at word boundaries, with ellipses', () => {
-    const snippet = buildSnippet(long, new Set(queryTerms('rotates')));
-    assert.match(snippet, /^….*The signing key rotates every ninety days\..*…$/);
-    assert.ok(snippet.length <= 202);
-    assert.doesNotMatch(snippet, /^…\S*[a-z]Intro/);
+    const passage = snippet(long, 'rotates');
+    assert.match(passage, /^…[A-Z][a-z]+ .*The signing key rotates every ninety days\..*…$/);
+    assert.ok(passage.length <= 202);
+    assert.match(passage, /[a-z.]…$/);
   });
   it('prefers the window holding the most distinct query terms', () => {
-    const text = `alpha ${'x '.repeat(200)} alpha beta gamma ${'y '.repeat(200)}`;
-    assert.match(buildSnippet(text, new Set(['alpha', 'beta', 'gamma'])), /alpha beta gamma/);
+    const text = `alpha ${'x '.repeat(200)} gamma beta alpha delta ${'y '.repeat(200)} beta`;
+    assert.match(snippet(`${text}`, 'gamma beta delta'), /gamma beta alpha delta/);
   });
   it('returns the whole text when it is short, and the start when nothing matches', () => {
-    assert.equal(buildSnippet('Short  note\nbody', new Set(['note'])), 'Short note body');
-    assert.match(buildSnippet(long, new Set(['absent'])), /^Intro words go here\./);
+    assert.equal(snippet('Short  note\nbody', 'note'), 'Short note body');
+    assert.match(snippet(long, 'absent'), /^Intro words go here\./);
   });
   it('finds CJK matches', () => {
     const text = `${'前文です。'.repeat(60)}鍵の回転は九十日ごとです。`;
-    assert.match(buildSnippet(text, new Set(queryTerms('鍵の回転'))), /鍵の回転は九十日ごとです。$/);
+    assert.match(snippet(text, '鍵の回転'), /鍵の回転は九十日ごとです。$/);
+  });
+  it('finds a match deep inside a large note', () => {
+    const big = `${'filler text here '.repeat(15_000)}needle found at last. ${'tail '.repeat(1000)}`;
+    assert.match(snippet(big, 'needle'), /^….*needle found at last\. tail.*…$/);
   });
 });

@@ -1,0 +1,316 @@
+#!/usr/bin/env node
+// Throughput of `tools/call notes.search` on the notes server with a valid token, against the same SDK
+// server without authorization, in one run: each variant is its own server process, the load generator
+// (autocannon) is another process; with `taskset` the server is pinned to CPU 0 and autocannon to CPU 1.
+// Also measures the latency of a cold key-set fetch (first request after start).
+//   npm run bench:mcp-server            (env: BENCH_DURATION_S=10 BENCH_ROUNDS=2 BENCH_CONNECTIONS=50)
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { closeServer, listen } from '../../auth/dist/src/http/listen.js';
+import { NotesStore } from '../../auth/dist/src/mcp-server/notes/notes-store.js';
+import { TestAccessTokenIssuer } from '../../auth/dist/test/support/access-token-issuer.js';
+
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+const WARMUP_S = 3;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const NOTES = 200;
+const COLD_STARTS = 5;
+
+const here = dirname(fileURLToPath(import.meta.url));
+const require = createRequire(import.meta.url);
+const AUTOCANNON = join(dirname(require.resolve('autocannon/package.json')), 'autocannon.js');
+const CLI = join(here, '../../auth/dist/src/cli/main.js');
+const SERVE = join(here, 'serve.mjs');
+const pinned = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+const cpu = (core, argv) => (pinned ? ['taskset', ['-c', String(core), ...argv]] : [argv[0], argv.slice(1)]);
+
+const VARIANTS = [
+  { name: 'sdk-plain', what: 'SDK createMcpHandler + toNodeHandler, new McpServer per request, no authorization' },
+  { name: 'noauth', what: 'notes server pipeline (screening, pooled SDK), no authorization' },
+  { name: 'auth', what: 'notegate notes-server (CLI): bearer checks, scope, audit line to a file' },
+  { name: 'auth-nocache', what: 'as auth, verified-token cache off (ES256 verification every request)' },
+];
+
+const ERAS = {
+  '2026-07-28': (resource) => ({
+    headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'notes.search' },
+    body: {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name: 'notes.search',
+        arguments: { query: 'key rotation audit', limit: 10 },
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+    },
+    resource,
+  }),
+  '2025-11-25': (resource) => ({
+    headers: { 'mcp-protocol-version': '2025-11-25' },
+    body: {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'notes.search', arguments: { query: 'key rotation audit', limit: 10 } },
+    },
+    resource,
+  }),
+};
+
+const children = new Set();
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
+
+async function freePort() {
+  const probe = createServer();
+  const base = await listen(probe, '127.0.0.1', 0);
+  await closeServer(probe);
+  return Number(base.port);
+}
+
+async function seedNotes(dir) {
+  const store = await NotesStore.open(dir);
+  const words = [
+    'key',
+    'rotation',
+    'audit',
+    'token',
+    'scope',
+    'spiffe',
+    'workload',
+    'meeting',
+    'budget',
+    'notes',
+    'server',
+    'policy',
+    'deploy',
+    'review',
+    'incident',
+    'backup',
+    'search',
+    'index',
+    'release',
+    'schedule',
+  ];
+  let seed = 7;
+  const next = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed;
+  };
+  const text = (n) => Array.from({ length: n }, () => words[next() % words.length]).join(' ');
+  for (let i = 0; i < NOTES; i++)
+    await store.write({ title: `Note ${i} ${text(3)}`, body: `${text(120)}.\n\n${text(80)}.` });
+}
+
+/** Starts a variant and resolves once it printed its listening line. */
+async function startVariant(variant, context) {
+  const port = await freePort();
+  const resource = `http://127.0.0.1:${port}/mcp`;
+  const argv =
+    variant === 'auth'
+      ? [
+          process.execPath,
+          CLI,
+          'notes-server',
+          '--name',
+          'bench',
+          '--resource',
+          resource,
+          '--issuer',
+          context.issuer.issuer,
+          '--jwks-uri',
+          context.issuer.jwksUri,
+          '--notes-dir',
+          context.notesDir,
+          '--audit-log',
+          context.auditFile,
+        ]
+      : [
+          process.execPath,
+          SERVE,
+          variant,
+          String(port),
+          context.notesDir,
+          context.issuer.issuer,
+          context.issuer.jwksUri,
+          context.auditFile,
+        ];
+  const [command, args] = cpu(0, argv);
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.add(child);
+  await new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`${variant} exited with ${code}`)));
+  });
+  return {
+    resource,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', resolve);
+        child.kill('SIGTERM');
+        children.delete(child);
+      }),
+  };
+}
+
+/** One autocannon run in its own process; resolves with its JSON summary. */
+function autocannon(url, headers, body, seconds) {
+  const args = [
+    AUTOCANNON,
+    '-j',
+    '-m',
+    'POST',
+    '-c',
+    String(CONNECTIONS),
+    '-d',
+    String(seconds),
+    '-b',
+    JSON.stringify(body),
+  ];
+  for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}=${value}`);
+  args.push(url);
+  const [command, argv] = cpu(1, [process.execPath, ...args]);
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+    });
+    child.once('exit', () => {
+      try {
+        resolve(JSON.parse(out));
+      } catch (err) {
+        reject(err);
+      }
+    });
+  });
+}
+
+async function measure(variant, era, context) {
+  const server = await startVariant(variant, context);
+  const request = ERAS[era](server.resource);
+  const token = await context.issuer.sign({ claims: { aud: server.resource } });
+  const headers = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    ...request.headers,
+    ...(variant.startsWith('auth') && { authorization: `Bearer ${token}` }),
+  };
+  await autocannon(server.resource, headers, request.body, WARMUP_S);
+  const result = await autocannon(server.resource, headers, request.body, DURATION_S);
+  await server.stop();
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${variant} ${era}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+}
+
+async function coldKeySetFetch(context) {
+  const samples = { cold: [], verify: [], cached: [] };
+  for (let i = 0; i < COLD_STARTS; i++) {
+    const server = await startVariant('auth', context);
+    const { headers, body } = ERAS['2026-07-28'](server.resource);
+    const timed = async (token) => {
+      const started = performance.now();
+      const response = await fetch(server.resource, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+          authorization: `Bearer ${token}`,
+        },
+        body: JSON.stringify(body),
+      });
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`cold request answered ${response.status}`);
+      return performance.now() - started;
+    };
+    const first = await context.issuer.sign({ claims: { aud: server.resource } });
+    const second = await context.issuer.sign({ claims: { aud: server.resource } });
+    samples.cold.push(await timed(first));
+    samples.verify.push(await timed(second));
+    samples.cached.push(await timed(second));
+    await server.stop();
+  }
+  return Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, median(values)]));
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+const workDir = mkdtempSync(join(tmpdir(), 'bench-mcp-server-'));
+try {
+  const issuer = await TestAccessTokenIssuer.start('http://127.0.0.1/mcp');
+  const context = { issuer, notesDir: join(workDir, 'notes'), auditFile: join(workDir, 'audit.log') };
+  await seedNotes(context.notesDir);
+  process.stdout.write(
+    `notes.search over ${NOTES} notes; ${CONNECTIONS} connections; ${ROUNDS} rounds x ${DURATION_S} s (+${WARMUP_S} s warm-up)` +
+      `${pinned ? '; server on CPU 0, autocannon on CPU 1' : ''}\n`,
+  );
+  const results = new Map();
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const era of Object.keys(ERAS)) {
+      for (const { name } of VARIANTS) {
+        const sample = await measure(name, era, context);
+        const key = `${name} ${era}`;
+        results.set(key, [...(results.get(key) ?? []), sample]);
+        process.stdout.write(`  round ${round} ${key}: ${Math.round(sample.rps)} req/s\n`);
+      }
+    }
+  }
+  const summary = (name, era) => {
+    const samples = results.get(`${name} ${era}`);
+    return {
+      rps: median(samples.map((s) => s.rps)),
+      p50: median(samples.map((s) => s.p50)),
+      p99: median(samples.map((s) => s.p99)),
+    };
+  };
+  process.stdout.write(
+    '\n| variant | revision | req/s (median) | p50 ms | p99 ms | vs noauth |\n|---|---|---:|---:|---:|---:|\n',
+  );
+  for (const era of Object.keys(ERAS)) {
+    const base = summary('noauth', era).rps;
+    for (const { name } of VARIANTS) {
+      const s = summary(name, era);
+      process.stdout.write(
+        `| ${name} | ${era} | ${Math.round(s.rps)} | ${s.p50} | ${s.p99} | ${((100 * s.rps) / base).toFixed(1)}% |\n`,
+      );
+    }
+  }
+  for (const era of Object.keys(ERAS)) {
+    const cost = 100 * (1 - summary('auth', era).rps / summary('noauth', era).rps);
+    const versusPlain = 100 * (1 - summary('auth', era).rps / summary('sdk-plain', era).rps);
+    process.stdout.write(
+      `authorization cost ${era}: ${cost.toFixed(1)}% of the throughput of the same pipeline without it ` +
+        `(${versusPlain.toFixed(1)}% vs the plain SDK wiring; goal: at most 15%)\n`,
+    );
+  }
+  process.stdout.write('\n');
+  for (const { name, what } of VARIANTS) process.stdout.write(`${name}: ${what}\n`);
+  const cold = await coldKeySetFetch(context);
+  process.stdout.write(
+    `\nfirst request after start (key-set fetch + import + ES256 verify), median of ${COLD_STARTS} starts: ` +
+      `${cold.cold.toFixed(2)} ms; a new token afterwards (verify only): ${cold.verify.toFixed(2)} ms; ` +
+      `the same token again (cached): ${cold.cached.toFixed(2)} ms\n`,
+  );
+  await issuer.close();
+} finally {
+  rmSync(workDir, { recursive: true, force: true });
+}
