@@ -7,13 +7,13 @@ import { notesTools } from '../../../src/mcp-server/tools/notes-tools.js';
 import type { ToolRegistration } from '../../../src/mcp-server/tools/tool-catalog.js';
 import { type NotesServerFixture, startNotesServer } from '../../support/notes-server-fixture.js';
 
-type Negotiation = 'pin' | 'auto';
+type Negotiation = 'pin' | 'auto' | 'legacy';
 
 /** The official v2 client (revision 2026-07-28), with the token as a static bearer. */
 async function modernClient(fixture: NotesServerFixture, token: string, mode: Negotiation = 'pin'): Promise<Client> {
   const client = new Client(
     { name: 'notes-test', version: '1.0.0' },
-    { versionNegotiation: { mode: mode === 'pin' ? { pin: '2026-07-28' } : 'auto' } },
+    { versionNegotiation: { mode: mode === 'pin' ? { pin: '2026-07-28' } : mode } },
   );
   await client.connect(
     new StreamableHTTPClientTransport(new URL(fixture.endpoint), { authProvider: { token: async () => token } }),
@@ -44,8 +44,13 @@ function structured(result: unknown): Record<string, unknown> {
 }
 
 describe('official SDK clients against the notes server', () => {
-  for (const mode of ['pin', 'auto'] as const) {
-    it(`serves the v2 client (2026-07-28, ${mode === 'pin' ? 'pinned' : 'negotiated via server/discover'})`, async (t) => {
+  const modes: [Negotiation, string][] = [
+    ['pin', '2026-07-28, pinned'],
+    ['auto', '2026-07-28, negotiated via server/discover'],
+    ['legacy', 'its default legacy negotiation: initialize, 2025-11-25'],
+  ];
+  for (const [mode, what] of modes) {
+    it(`serves the v2 client (${what})`, async (t) => {
       const fixture = await startNotesServer(t);
       const client = await modernClient(fixture, await fixture.issuer.sign(), mode);
       t.after(() => client.close());
