@@ -1,5 +1,5 @@
 import { bearerError } from '../../errors/bearer-errors.js';
-import { clip } from './header-checks.js';
+import { clip } from '../../shared/clip.js';
 import { parseScope } from './scope.js';
 
 /** The claims of a verified access token (spec: "Access token" table), typed. */

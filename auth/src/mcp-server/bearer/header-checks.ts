@@ -1,4 +1,5 @@
 import { bearerError } from '../../errors/bearer-errors.js';
+import { clip } from '../../shared/clip.js';
 import type { PublicJwk } from '../keys/key-set-document.js';
 import type { TokenHeader } from './token-header.js';
 
@@ -29,9 +30,4 @@ export function checkAlgorithm(header: TokenHeader, jwk: PublicJwk): void {
     (jwk.alg === undefined || jwk.alg === ACCESS_TOKEN_ALG) &&
     (jwk.use === undefined || jwk.use === 'sig');
   if (!usable) throw bearerError('ERR_ALGORITHM', `key ${clip(header.kid ?? '')} is not an ES256 signing key`);
-}
-
-/** Bounds attacker-chosen text before it reaches an audit line. */
-export function clip(value: string, max = 80): string {
-  return value.length <= max ? value : `${value.slice(0, max)}…`;
 }

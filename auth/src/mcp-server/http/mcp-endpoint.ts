@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { requestError } from '../../errors/mcp-request-errors.js';
 import { describeThrown, ProtocolError } from '../../errors/protocol-error.js';
 import { sendJson, sendJsonAndClose } from '../../http/respond.js';
+import { clip } from '../../shared/clip.js';
 import { extractBearerToken } from '../bearer/extract-bearer-token.js';
 import type { AccessTokenVerifier } from '../bearer/verify-access-token.js';
 import { authorizeToolCall, knownTool } from '../request/authorize-tool-call.js';
@@ -48,9 +49,10 @@ export function createMcpEndpoint(options: McpEndpointOptions) {
       const body = await readJsonBody(req);
       bodyRead = true;
       message = parseRpcMessage(body);
-      trail.method = message.method;
+      // Client-chosen strings are bounded before they reach an audit line.
+      trail.method = clip(message.method, 128);
       const call = toolCallOf(message);
-      trail.tool = call?.name ?? null;
+      trail.tool = call ? clip(call.name, 128) : null;
       trail.scope = call ? catalog.get(call.name)?.scope : undefined;
       const claims = await verify(extractBearerToken(req.headers.authorization));
       trail.claims = claims;

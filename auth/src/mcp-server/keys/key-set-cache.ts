@@ -1,8 +1,8 @@
 import { type CryptoKey, importJWK } from 'jose';
 import { bearerError } from '../../errors/bearer-errors.js';
 import { describeThrown } from '../../errors/protocol-error.js';
+import { clip } from '../../shared/clip.js';
 import type { Clock } from '../../shared/clock.js';
-import { clip } from '../bearer/header-checks.js';
 import type { KeySet, PublicJwk } from './key-set-document.js';
 
 /** Spec limit: a key-set refetch (for an unknown kid, or after a failure) at most once every 10 s. */

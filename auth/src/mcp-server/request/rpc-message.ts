@@ -1,5 +1,5 @@
 import { requestError } from '../../errors/mcp-request-errors.js';
-import { clip } from '../bearer/header-checks.js';
+import { clip } from '../../shared/clip.js';
 
 /** One JSON-RPC request (with id) or notification (without), typed at the boundary. */
 export interface RpcMessage {
