@@ -78,10 +78,10 @@ export class TestAccessTokenIssuer {
     return this.#current().kid;
   }
 
-  /** Publishes a new key and signs with it from now on; returns its kid. */
-  async rotate(): Promise<string> {
+  /** Publishes a new key and signs with it from now on; with `retire`, the older keys leave the key set. */
+  async rotate({ retire = false }: { retire?: boolean } = {}): Promise<string> {
     const key = await newKey();
-    this.#published = [key, ...this.#published];
+    this.#published = retire ? [key] : [key, ...this.#published];
     return key.kid;
   }
 

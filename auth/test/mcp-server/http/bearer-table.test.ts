@@ -309,6 +309,19 @@ describe('bearer challenge details', () => {
     assert.equal(issuer.fetchCount, 3, 'after 10 s an unknown kid may refetch again');
   });
 
+  it('forgets remembered tokens when the key set changes: a retired key stops working at once', async (t) => {
+    const fixture = await startNotesServer(t);
+    const oldToken = await fixture.issuer.sign();
+    assert.equal((await post(fixture, oldToken, read)).status, 200);
+    assert.equal((await post(fixture, oldToken, read)).status, 200, 'remembered');
+    fixture.clock.advance(10_000);
+    await fixture.issuer.rotate({ retire: true });
+    assert.equal((await post(fixture, await fixture.issuer.sign(), read)).status, 200, 'new key fetched');
+    const refused = await post(fixture, oldToken, read);
+    assert.equal(refused.status, 401);
+    assert.match(fixture.lastAudit().reason, /signing key is unknown/);
+  });
+
   it('refuses a remembered token once it expires', async (t) => {
     const fixture = await startNotesServer(t);
     const token = await fixture.issuer.sign();
