@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { closeServer, listen } from '../../auth/dist/src/http/listen.js';
 import { NotesStore } from '../../auth/dist/src/mcp-server/notes/notes-store.js';
 import { TestAccessTokenIssuer } from '../../auth/dist/test/support/access-token-issuer.js';
+import { authorizationStageCost } from './authorization-stage.mjs';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 6);
 const WARMUP_S = 2;
@@ -352,6 +353,21 @@ try {
   }
   process.stdout.write('\n');
   for (const { name, what } of VARIANTS) process.stdout.write(`${name}: ${what}\n`);
+  const stage = await authorizationStageCost({
+    issuer,
+    resource: 'http://127.0.0.1:1/mcp',
+    notesDir: context.notesDir,
+    auditFile: join(workDir, 'stage-audit.log'),
+  });
+  for (const era of Object.keys(ERAS)) {
+    const perRequest = summary('noauth', era).cpuUs;
+    process.stdout.write(
+      `authorization stage alone (in-process, CPU per request): ${stage.cachedUs.toFixed(1)} µs with the verified-token ` +
+        `cache, ${stage.uncachedUs.toFixed(1)} µs verifying ES256 every time; against the ${Math.round(perRequest)} µs ` +
+        `a ${era} request costs without authorization that is ${((100 * stage.cachedUs) / (perRequest + stage.cachedUs)).toFixed(1)}% ` +
+        `(${((100 * stage.uncachedUs) / (perRequest + stage.uncachedUs)).toFixed(1)}% uncached) of throughput\n`,
+    );
+  }
   const cold = await coldKeySetFetch(context);
   process.stdout.write(
     `\nlatency of one tools/call (client round trip, median of ${COLD_SAMPLES}): new signing key, so one key-set ` +
