@@ -14,6 +14,7 @@ const PINNED_ENV = { ...process.env, UV_THREADPOOL_SIZE: '1' };
 export function startServer(core, args) {
   const child = spawn('taskset', ['-c', String(core), process.execPath, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: PINNED_ENV,
   });
   let stderr = '';
   child.stderr.on('data', (chunk) => {
@@ -43,6 +44,7 @@ export function runJson(core, args) {
   return new Promise((resolve, reject) => {
     const child = spawn('taskset', ['-c', String(core), process.execPath, ...args], {
       stdio: ['ignore', 'pipe', 'inherit'],
+      env: PINNED_ENV,
     });
     let stdout = '';
     child.stdout.on('data', (chunk) => {

@@ -9,6 +9,8 @@ export interface ProtocolErrorSpec {
   readonly status: number;
   /** Fixed text shown to clients (RFC 6749 §5.2 charset: no `"` or `\`). */
   readonly description: string;
+  /** Audit-only code that replaces `protocolCode` at the head of the audit reason (for example `jwks_unavailable`). */
+  readonly auditCode?: string;
 }
 
 export class ProtocolError<Code extends string = string> extends Error {
@@ -16,6 +18,7 @@ export class ProtocolError<Code extends string = string> extends Error {
   readonly protocolCode: string | null;
   readonly status: number;
   readonly description: string;
+  readonly auditCode: string | null;
   /** Audit-only explanation; never serialized to a client. */
   readonly detail: string;
 
@@ -26,12 +29,13 @@ export class ProtocolError<Code extends string = string> extends Error {
     this.protocolCode = spec.protocolCode;
     this.status = spec.status;
     this.description = spec.description;
+    this.auditCode = spec.auditCode ?? null;
     this.detail = detail;
   }
 
   /** The audit `reason`: protocol code, fixed description, then the detail. */
   auditReason(): string {
-    const head = this.protocolCode ?? `http_${this.status}`;
+    const head = this.auditCode ?? this.protocolCode ?? `http_${this.status}`;
     return `${head}: ${this.description}${this.detail ? ` (${this.detail})` : ''}`;
   }
 }

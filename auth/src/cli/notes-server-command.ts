@@ -1,0 +1,113 @@
+import { resolve } from 'node:path';
+import { AuditLog, fileSink, stderrSink } from '../audit/audit-log.js';
+import { UsageError } from '../errors/usage-error.js';
+import { closeServer, listen } from '../http/listen.js';
+import { createNotesServer } from '../mcp-server/notes-server.js';
+import type { Command } from './command.js';
+import { EXIT, untilShutdown } from './command.js';
+import type { CommandLine } from './options.js';
+import { parseHttpUrl, parsePort } from './values.js';
+
+const options = {
+  name: {
+    type: 'string',
+    valueName: 'NAME',
+    default: 'notes',
+    description: 'Server name: audit lines say component mcp_server:NAME. Letters, digits, . _ -.',
+  },
+  resource: {
+    type: 'string',
+    valueName: 'URL',
+    required: true,
+    description: 'Canonical resource URI, e.g. http://127.0.0.1:8081/mcp; its path is the MCP endpoint.',
+  },
+  issuer: {
+    type: 'string',
+    valueName: 'URL',
+    required: true,
+    description: 'Trusted authorization server issuer; tokens must carry exactly this iss.',
+  },
+  'jwks-uri': {
+    type: 'string',
+    valueName: 'URL',
+    required: true,
+    description: 'The only place the issuer key set is fetched from.',
+  },
+  'notes-dir': {
+    type: 'string',
+    valueName: 'DIR',
+    defaultText: '.notegate/notes/NAME under the working directory',
+    description: 'Directory of the markdown notes (created if missing).',
+  },
+  host: { type: 'string', valueName: 'HOST', defaultText: 'the host of --resource', description: 'Bind address.' },
+  port: {
+    type: 'string',
+    valueName: 'PORT',
+    defaultText: 'the port of --resource',
+    description: 'Bind port; 0 picks a free one.',
+  },
+  'audit-log': {
+    type: 'string',
+    valueName: 'FILE',
+    defaultText: 'stderr',
+    description: 'Append one JSON audit line per decision to FILE.',
+  },
+} as const;
+
+type NotesServerOptions = typeof options;
+
+const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export const notesServerCommand: Command<NotesServerOptions> = {
+  name: 'notegate notes-server',
+  usage: 'notegate notes-server --resource URL --issuer URL --jwks-uri URL [options]',
+  summary:
+    'Protected MCP notes server (Streamable HTTP, revisions 2026-07-28 and 2025-11-25, stateless).\n' +
+    'Tools notes.search (scope notes:read) and notes.write (scope notes:write); RFC 9728 metadata at\n' +
+    '/.well-known/oauth-protected-resource<resource path>. Prints "listening on <endpoint URL>" once ready.',
+  options,
+  run: async (line: CommandLine<NotesServerOptions>) => {
+    const { name, resource, issuer, jwksUri, notesDir, host, port, auditPath } = readOptions(line);
+    const auditFile = auditPath === undefined ? undefined : fileSink(auditPath);
+    const notes = await createNotesServer({
+      name,
+      resource,
+      issuer,
+      jwksUri,
+      notesDir,
+      audit: new AuditLog(auditFile?.sink ?? stderrSink()),
+      onFault: (tool, err) => process.stderr.write(`notes-server: tool ${tool} failed: ${String(err)}\n`),
+    });
+    const base = await listen(notes.server, host, port).catch((err: NodeJS.ErrnoException) => {
+      throw new UsageError(`--host/--port: cannot listen on ${host}:${port} (${err.code ?? err.message})`);
+    });
+    process.stdout.write(`listening on ${new URL(new URL(resource).pathname, base).href.replace(/\/$/, '')}\n`);
+    await untilShutdown(async () => {
+      await notes.close();
+      await closeServer(notes.server);
+      auditFile?.close();
+    });
+    return EXIT.ok;
+  },
+};
+
+function readOptions(line: CommandLine<NotesServerOptions>) {
+  const { options: o } = line;
+  if (!SERVER_NAME.test(o.name)) {
+    throw new UsageError(`--name: '${o.name}' is not allowed (1 to 64 of letters, digits, '.', '_', '-')`);
+  }
+  const resource = parseHttpUrl('--resource', o.resource);
+  parseHttpUrl('--issuer', o.issuer);
+  parseHttpUrl('--jwks-uri', o['jwks-uri']);
+  const defaultPort = resource.port === '' ? (resource.protocol === 'https:' ? 443 : 80) : Number(resource.port);
+  return {
+    name: o.name,
+    resource,
+    issuer: o.issuer,
+    jwksUri: o['jwks-uri'],
+    notesDir: resolve(o['notes-dir'] ?? `.notegate/notes/${o.name}`),
+    host: o.host ?? resource.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: o.port === undefined ? defaultPort : parsePort('--port', o.port),
+    auditPath: o['audit-log'],
+  };
+}

@@ -1,0 +1,25 @@
+import { type CryptoKey, compactVerify, errors } from 'jose';
+import { bearerError } from '../../errors/bearer-errors.js';
+import { ACCESS_TOKEN_ALG } from './header-checks.js';
+
+/** Verifies the ES256 signature and returns the payload as a JSON object (not yet trusted for its claims). */
+export async function verifySignature(token: string, key: CryptoKey): Promise<Record<string, unknown>> {
+  let payload: Uint8Array;
+  try {
+    ({ payload } = await compactVerify(token, key, { algorithms: [ACCESS_TOKEN_ALG] }));
+  } catch (err) {
+    if (err instanceof errors.JWSSignatureVerificationFailed) throw bearerError('ERR_SIGNATURE', 'signature mismatch');
+    if (err instanceof errors.JOSEAlgNotAllowed) throw bearerError('ERR_ALGORITHM', err.message);
+    throw bearerError('ERR_TOKEN_MALFORMED', err instanceof Error ? err.message : String(err));
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(new TextDecoder().decode(payload));
+  } catch {
+    throw bearerError('ERR_TOKEN_MALFORMED', 'payload is not JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw bearerError('ERR_TOKEN_MALFORMED', 'payload is not a JSON object');
+  }
+  return Object.fromEntries(Object.entries(parsed));
+}

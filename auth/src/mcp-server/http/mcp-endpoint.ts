@@ -1,0 +1,100 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { requestError } from '../../errors/mcp-request-errors.js';
+import { describeThrown, ProtocolError } from '../../errors/protocol-error.js';
+import { sendJson, sendJsonAndClose } from '../../http/respond.js';
+import { clip } from '../../shared/clip.js';
+import { extractBearerToken } from '../bearer/extract-bearer-token.js';
+import type { AccessTokenVerifier } from '../bearer/verify-access-token.js';
+import { authorizeToolCall, knownTool } from '../request/authorize-tool-call.js';
+import { screenHeaders } from '../request/header-screening.js';
+import { readJsonBody } from '../request/read-json-body.js';
+import { parseRpcMessage, type RpcMessage, toolCallOf } from '../request/rpc-message.js';
+import type { ToolCatalog } from '../tools/tool-catalog.js';
+import { type DecisionAudit, type DecisionTrail, newTrail } from './decision-audit.js';
+import { isBearerError, refusalResponse } from './refusal.js';
+import type { ResourceIdentity } from './resource-identity.js';
+import type { SdkDispatcher } from './sdk-dispatch.js';
+import { abortOnDisconnect, toSdkRequest, writeWebResponse } from './web-bridge.js';
+
+export interface McpEndpointOptions {
+  readonly identity: ResourceIdentity;
+  readonly verify: AccessTokenVerifier;
+  readonly catalog: ToolCatalog;
+  readonly dispatcher: SdkDispatcher;
+  readonly audit: DecisionAudit;
+}
+
+/**
+ * POST on the MCP endpoint, one decision per request:
+ *   1. headers: Origin, declared size, Content-Type, Accept (no body read yet);
+ *   2. body: at most 1 MiB, JSON, one JSON-RPC message, a tools/call names a tool;
+ *   3. bearer token (the spec's table, in order);
+ *   4. tools/call: known tool, its scope granted, arguments valid;
+ *   5. the SDK serves it with only the granted tools registered.
+ * Screening runs before authentication so that every refusal of a readable
+ * JSON-RPC request can echo its id (decisions.md), while the 1 MiB cap bounds
+ * what an unauthenticated client can make us read and parse; a declared
+ * oversize body is refused from its headers alone, so an unauthenticated
+ * 2 MiB body gets 413, not 401.
+ */
+export function createMcpEndpoint(options: McpEndpointOptions) {
+  const { identity, verify, catalog, dispatcher, audit } = options;
+
+  async function post(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const trail = newTrail(req.headers.authorization);
+    let message: RpcMessage | undefined;
+    let bodyRead = false;
+    try {
+      screenHeaders(req.headers, identity.origin);
+      const body = await readJsonBody(req);
+      bodyRead = true;
+      message = parseRpcMessage(body);
+      // Client-chosen strings are bounded before they reach an audit line.
+      trail.method = clip(message.method, 128);
+      const call = toolCallOf(message);
+      trail.tool = call ? clip(call.name, 128) : null;
+      trail.scope = call ? catalog.get(call.name)?.scope : undefined;
+      const claims = await verify(extractBearerToken(req.headers.authorization));
+      trail.claims = claims;
+      if (call) authorizeToolCall(knownTool(catalog, call), claims, call);
+      const sdkRequest = toSdkRequest(identity.resource, req.headers, abortOnDisconnect(res));
+      const response = await dispatcher.dispatch(catalog.toolsGrantedBy(claims.scopes), sdkRequest, body);
+      audit.allow(trail, claims, response.status);
+      await writeWebResponse(res, response).catch(() => res.destroy());
+    } catch (err) {
+      refuse(res, trail, message, bodyRead, err);
+    }
+  }
+
+  /** GET, DELETE and every other method: no GET stream and no sessions here (stateless), so 405. */
+  function refuseMethod(req: IncomingMessage, res: ServerResponse): void {
+    const trail = newTrail(req.headers.authorization);
+    trail.method = `HTTP ${req.method ?? ''}`;
+    refuse(res, trail, undefined, false, requestError('ERR_METHOD_NOT_ALLOWED', `method ${req.method}`));
+  }
+
+  function refuse(
+    res: ServerResponse,
+    trail: DecisionTrail,
+    message: RpcMessage | undefined,
+    bodyRead: boolean,
+    err: unknown,
+  ): void {
+    const error = err instanceof ProtocolError ? err : requestError('ERR_SERVER_FAULT', describeThrown(err));
+    const response = refusalResponse(error, {
+      message,
+      scope: isBearerError(error) ? trail.scope : undefined,
+      metadataUrl: identity.metadataUrl,
+    });
+    if (!res.headersSent) {
+      // An unread body is not drained: the connection closes after the answer.
+      const send = bodyRead ? sendJson : sendJsonAndClose;
+      send(res, response.status, response.body, response.headers);
+    } else {
+      res.destroy();
+    }
+    audit.deny(trail, error);
+  }
+
+  return { post, refuseMethod };
+}

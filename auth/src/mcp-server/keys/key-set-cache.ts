@@ -1,0 +1,117 @@
+import { type CryptoKey, importJWK } from 'jose';
+import { bearerError } from '../../errors/bearer-errors.js';
+import { describeThrown } from '../../errors/protocol-error.js';
+import { clip } from '../../shared/clip.js';
+import type { Clock } from '../../shared/clock.js';
+import type { KeySet, PublicJwk } from './key-set-document.js';
+
+/** Spec limit: a key-set refetch (for an unknown kid, or after a failure) at most once every 10 s. */
+export const REFETCH_INTERVAL_MS = 10_000;
+/** A fetched key set is trusted this long; then the next request refetches it (a removed key stops working). */
+export const KEY_SET_MAX_AGE_MS = 10 * 60_000;
+
+export interface KeySetCacheOptions {
+  /** Fetches and parses the key set from --jwks-uri; throws on any failure. */
+  readonly fetchKeySet: () => Promise<KeySet>;
+  readonly clock: Clock;
+  readonly refetchIntervalMs?: number;
+  readonly maxAgeMs?: number;
+  /** Called after a fetch replaced the key set (the verified-token cache is cleared then). */
+  readonly onReplaced?: () => void;
+}
+
+/**
+ * The authorization server's keys, fetched only from the configured URL.
+ *
+ * Why not jose's createRemoteJWKSet: its cooldown runs on Date.now() (no
+ * injectable clock, so rotation tests would sleep), it counts the cooldown only
+ * from the last *successful* fetch (a failing key-set endpoint would be
+ * refetched on every request: a fetch storm during an outage), and a failed
+ * fetch is not distinguishable from a bad token without parsing messages. This
+ * small cache keeps jose for what jose does (JWK import, JWS verification) and
+ * owns the spec's policy: one fetch attempt, successful or not, per 10 s;
+ * concurrent requests share one in-flight fetch; any fetch failure is
+ * `jwks_unavailable` (fail closed).
+ */
+export class KeySetCache {
+  readonly #options: KeySetCacheOptions;
+  readonly #refetchIntervalMs: number;
+  readonly #maxAgeMs: number;
+  #keys: KeySet | undefined;
+  #fetchedAtMs = Number.NEGATIVE_INFINITY;
+  #attemptedAtMs = Number.NEGATIVE_INFINITY;
+  #lastFailure = 'no fetch attempted yet';
+  #inFlight: Promise<boolean> | undefined;
+  readonly #imported = new WeakMap<PublicJwk, Promise<CryptoKey>>();
+
+  constructor(options: KeySetCacheOptions) {
+    this.#options = options;
+    this.#refetchIntervalMs = options.refetchIntervalMs ?? REFETCH_INTERVAL_MS;
+    this.#maxAgeMs = options.maxAgeMs ?? KEY_SET_MAX_AGE_MS;
+  }
+
+  /** The key for `kid`; refetches at most once per interval when the kid is unknown or the set is stale. */
+  async keyFor(kid: string): Promise<PublicJwk> {
+    if (this.#keys === undefined || this.#isStale()) await this.#refreshOrFail('key set absent or stale');
+    const known = this.#keys?.get(kid);
+    if (known) return known;
+    if (!this.#mayFetch()) {
+      throw bearerError('ERR_KEY_UNKNOWN', `kid ${clip(kid)} not in key set; refetch rate-limited`);
+    }
+    await this.#refreshOrFail(`kid ${clip(kid)} unknown`);
+    const fetched = this.#keys?.get(kid);
+    if (fetched) return fetched;
+    throw bearerError('ERR_KEY_UNKNOWN', `kid ${clip(kid)} not in refetched key set`);
+  }
+
+  /** The imported P-256 verification key (public members only), imported once per key-set entry. */
+  cryptoKeyFor(jwk: PublicJwk): Promise<CryptoKey> {
+    let imported = this.#imported.get(jwk);
+    if (!imported) {
+      imported = importJWK({ kty: 'EC', crv: jwk.crv, x: jwk.x, y: jwk.y }, 'ES256').then((key) => {
+        if (key instanceof Uint8Array) throw new Error('a symmetric key cannot verify ES256');
+        return key;
+      });
+      this.#imported.set(jwk, imported);
+    }
+    return imported;
+  }
+
+  #isStale(): boolean {
+    return this.#options.clock() - this.#fetchedAtMs >= this.#maxAgeMs;
+  }
+
+  #mayFetch(): boolean {
+    return this.#inFlight !== undefined || this.#options.clock() - this.#attemptedAtMs >= this.#refetchIntervalMs;
+  }
+
+  async #refreshOrFail(why: string): Promise<void> {
+    if (!this.#mayFetch()) {
+      throw bearerError('ERR_JWKS_UNAVAILABLE', `${why}; last fetch failed: ${this.#lastFailure}; retry rate-limited`);
+    }
+    const ok = await this.#refresh();
+    if (!ok) throw bearerError('ERR_JWKS_UNAVAILABLE', `${why}; ${this.#lastFailure}`);
+  }
+
+  /** One shared fetch; resolves whether it succeeded. */
+  #refresh(): Promise<boolean> {
+    if (this.#inFlight) return this.#inFlight;
+    this.#attemptedAtMs = this.#options.clock();
+    const attempt = this.#options.fetchKeySet().then(
+      (keys) => {
+        this.#keys = keys;
+        this.#fetchedAtMs = this.#options.clock();
+        this.#options.onReplaced?.();
+        return true;
+      },
+      (err: unknown) => {
+        this.#lastFailure = describeThrown(err);
+        return false;
+      },
+    );
+    this.#inFlight = attempt.finally(() => {
+      this.#inFlight = undefined;
+    });
+    return this.#inFlight;
+  }
+}

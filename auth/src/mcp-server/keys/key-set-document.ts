@@ -1,0 +1,48 @@
+/** The members of a JWK the server reads (RFC 7517 §4, RFC 7518 §6.2); private members are never kept. */
+export interface PublicJwk {
+  readonly kid: string;
+  readonly kty: string;
+  readonly crv: string | undefined;
+  readonly x: string | undefined;
+  readonly y: string | undefined;
+  readonly alg: string | undefined;
+  readonly use: string | undefined;
+}
+
+/** A JWKS document's keys by kid. */
+export type KeySet = ReadonlyMap<string, PublicJwk>;
+
+/**
+ * Parses a JWKS document (RFC 7517 §5) into keys by kid. Keys without a kid
+ * cannot be selected and are skipped; a kid that appears twice is ambiguous
+ * and is dropped entirely, so no token can pick between two keys.
+ * Throws a plain Error naming the problem when the document is not a JWKS.
+ */
+export function parseKeySet(document: unknown): KeySet {
+  if (!isRecord(document) || !Array.isArray(document.keys)) throw new Error('key set document has no keys array');
+  const byKid = new Map<string, PublicJwk>();
+  const duplicated = new Set<string>();
+  for (const entry of document.keys) {
+    if (!isRecord(entry) || typeof entry.kid !== 'string' || typeof entry.kty !== 'string') continue;
+    if (byKid.has(entry.kid)) duplicated.add(entry.kid);
+    byKid.set(entry.kid, {
+      kid: entry.kid,
+      kty: entry.kty,
+      crv: stringOrUndefined(entry.crv),
+      x: stringOrUndefined(entry.x),
+      y: stringOrUndefined(entry.y),
+      alg: stringOrUndefined(entry.alg),
+      use: stringOrUndefined(entry.use),
+    });
+  }
+  for (const kid of duplicated) byKid.delete(kid);
+  return byKid;
+}
+
+function stringOrUndefined(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

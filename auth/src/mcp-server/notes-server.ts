@@ -1,0 +1,100 @@
+import { createServer, type Server } from 'node:http';
+import type { AuditLog } from '../audit/audit-log.js';
+import { sendJson } from '../http/respond.js';
+import { type Handler, matchRoute, pathOf, type RouteTable } from '../http/routes.js';
+import { type Clock, systemClock } from '../shared/clock.js';
+import { VerifiedTokenCache } from './bearer/verified-token-cache.js';
+import { createAccessTokenVerifier } from './bearer/verify-access-token.js';
+import { DecisionAudit } from './http/decision-audit.js';
+import { createMcpEndpoint } from './http/mcp-endpoint.js';
+import { protectedResourceMetadata, resourceIdentity } from './http/resource-identity.js';
+import { SdkDispatcher } from './http/sdk-dispatch.js';
+import { type FetchLike, fetchKeySet } from './keys/fetch-key-set.js';
+import { KeySetCache } from './keys/key-set-cache.js';
+import { NotesStore } from './notes/notes-store.js';
+import { notesTools } from './tools/notes-tools.js';
+import { ToolCatalog, type ToolRegistration } from './tools/tool-catalog.js';
+
+export const NOTES_SERVER_VERSION = '0.1.0';
+
+export interface NotesServerConfig {
+  /** Used in audit lines (`mcp_server:<name>`) and the metadata's resource_name. */
+  readonly name: string;
+  readonly resource: URL;
+  /** Trusted issuer, compared exactly with the token's iss. */
+  readonly issuer: string;
+  /** The only place keys come from. */
+  readonly jwksUri: string;
+  readonly notesDir: string;
+  readonly audit: AuditLog;
+  readonly clock?: Clock;
+  readonly fetch?: FetchLike;
+  /** Remember verified tokens until they expire (default on). */
+  readonly cacheVerifiedTokens?: boolean;
+  /** The tools to serve; default: notes.search and notes.write over the notes store. */
+  readonly tools?: (store: NotesStore) => readonly ToolRegistration[];
+  /** Told about unexpected tool exceptions (the client gets a fixed text). */
+  readonly onFault?: (tool: string, err: unknown) => void;
+}
+
+export interface NotesServer {
+  readonly server: Server;
+  readonly store: NotesStore;
+  readonly dispatcher: SdkDispatcher;
+  close(): Promise<void>;
+}
+
+/**
+ * Composition root of the notes server: validates the configuration (a tool
+ * without a scope is a start-up error), opens the notes store and wires the
+ * routes. Does not listen.
+ */
+export async function createNotesServer(config: NotesServerConfig): Promise<NotesServer> {
+  const clock = config.clock ?? systemClock;
+  const identity = resourceIdentity(config.resource);
+  const store = await NotesStore.open(config.notesDir, { clock });
+  const onFault = config.onFault ?? (() => undefined);
+  const catalog = ToolCatalog.create(config.tools ? config.tools(store) : notesTools(store, onFault));
+  const tokenCache = config.cacheVerifiedTokens === false ? undefined : new VerifiedTokenCache();
+  const fetchImpl = config.fetch ?? fetch;
+  const keys = new KeySetCache({
+    fetchKeySet: () => fetchKeySet(config.jwksUri, fetchImpl),
+    clock,
+    onReplaced: () => tokenCache?.clear(),
+  });
+  const verify = createAccessTokenVerifier({
+    issuer: config.issuer,
+    resource: identity.resource,
+    keys,
+    clock,
+    ...(tokenCache && { cache: tokenCache }),
+  });
+  const dispatcher = new SdkDispatcher({ name: `notegate-notes-${config.name}`, version: NOTES_SERVER_VERSION });
+  const endpoint = createMcpEndpoint({
+    identity,
+    verify,
+    catalog,
+    dispatcher,
+    audit: new DecisionAudit(config.audit, config.name),
+  });
+  const metadata = protectedResourceMetadata(identity, config.issuer, catalog.scopesSupported, config.name);
+  const routes: RouteTable = new Map<string, Readonly<Record<string, Handler>>>([
+    [identity.endpointPath, { POST: endpoint.post }],
+    [identity.metadataPath, { GET: (_req, res) => sendJson(res, 200, metadata) }],
+  ]);
+  const server = createServer((req, res) => {
+    const route = matchRoute(routes, req.method, req.url);
+    if (route.kind === 'found') return void route.handler(req, res);
+    if (route.kind === 'not_found')
+      return sendJson(res, 404, { error: 'not_found', error_description: 'No such resource' });
+    // GET, DELETE and the rest on the MCP endpoint are audited decisions; elsewhere a plain 405.
+    if (pathOf(req.url) === identity.endpointPath) return endpoint.refuseMethod(req, res);
+    sendJson(res, 405, { error: 'invalid_request', error_description: 'Method not allowed' }, { Allow: route.allow });
+  });
+  return {
+    server,
+    store,
+    dispatcher,
+    close: () => dispatcher.close(),
+  };
+}

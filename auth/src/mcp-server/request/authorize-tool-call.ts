@@ -1,0 +1,24 @@
+import { requestError } from '../../errors/mcp-request-errors.js';
+import { clip } from '../../shared/clip.js';
+import type { AccessTokenClaims } from '../bearer/claim-checks.js';
+import { checkToolScope } from '../bearer/scope-check.js';
+import type { ScopedTool, ToolCatalog } from '../tools/tool-catalog.js';
+import type { ToolCall } from './rpc-message.js';
+
+/** An unknown tool has no declared scope: 400 invalid_request (spec, MCP server rule 3). */
+export function knownTool(catalog: ToolCatalog, call: ToolCall): ScopedTool {
+  const tool = catalog.get(call.name);
+  if (!tool) throw requestError('ERR_UNKNOWN_TOOL', `tool ${clip(call.name)}`);
+  return tool;
+}
+
+/**
+ * Before the SDK sees the call: the tool's scope must be granted (else HTTP
+ * 403, which clients act on, rather than an in-band tool error) and the
+ * arguments must match the tool's input schema (a JSON-RPC invalid-params error).
+ */
+export function authorizeToolCall(tool: ScopedTool, claims: AccessTokenClaims, call: ToolCall): void {
+  checkToolScope(claims, tool.scope);
+  const problem = tool.argumentProblem(call.arguments);
+  if (problem !== undefined) throw requestError('ERR_INVALID_ARGUMENTS', clip(problem, 300));
+}

@@ -1,0 +1,20 @@
+import type { IncomingMessage } from 'node:http';
+import { requestError } from '../../errors/mcp-request-errors.js';
+import { BodyTooLargeError, readBody } from '../../http/read-body.js';
+import { BODY_LIMIT_BYTES } from './header-screening.js';
+
+/** Reads at most 1 MiB (stops buffering at the first byte past it) and parses it as JSON. */
+export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
+  let body: Buffer;
+  try {
+    body = await readBody(req, BODY_LIMIT_BYTES);
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) throw requestError('ERR_BODY_TOO_LARGE', 'streamed body passed 1 MiB');
+    throw err;
+  }
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    throw requestError('ERR_NOT_JSON', `${body.length} bytes that do not parse as JSON`);
+  }
+}

@@ -1,0 +1,66 @@
+import type { McpServer } from '@modelcontextprotocol/server';
+import { UsageError } from '../../errors/usage-error.js';
+import { isScopeToken } from '../bearer/scope.js';
+
+/** A tool as the server registers it: its scope, an argument check, and how to add it to an SDK server. */
+export interface ToolRegistration {
+  readonly name: string;
+  /** The OAuth scope a caller needs; a registration without one makes the server refuse to start. */
+  readonly scope?: string;
+  /** Why `args` violate the input schema, or undefined when they are valid. */
+  readonly argumentProblem: (args: unknown) => string | undefined;
+  readonly register: (server: McpServer) => void;
+}
+
+/** A registration whose scope was checked at start-up. */
+export interface ScopedTool extends ToolRegistration {
+  readonly scope: string;
+}
+
+// SEP-986 tool names, as the SDK's validator accepts them.
+const TOOL_NAME = /^[A-Za-z0-9._-]{1,128}$/;
+
+/**
+ * The tools and their scopes, validated once at start-up: every tool has a
+ * well-formed scope (spec: "Every registered tool must have a declared scope;
+ * the server refuses to start otherwise") and a unique, valid name.
+ */
+export class ToolCatalog {
+  readonly #tools: ReadonlyMap<string, ScopedTool>;
+
+  private constructor(tools: ReadonlyMap<string, ScopedTool>) {
+    this.#tools = tools;
+  }
+
+  static create(registrations: readonly ToolRegistration[]): ToolCatalog {
+    const tools = new Map<string, ScopedTool>();
+    for (const tool of registrations) {
+      if (!TOOL_NAME.test(tool.name)) throw new UsageError(`tool '${tool.name}': not a valid tool name`);
+      if (tools.has(tool.name)) throw new UsageError(`tool '${tool.name}': registered twice`);
+      const { scope } = tool;
+      if (scope === undefined || scope === '') {
+        throw new UsageError(`tool '${tool.name}' has no declared scope; every tool needs one`);
+      }
+      if (!isScopeToken(scope))
+        throw new UsageError(`tool '${tool.name}': scope '${scope}' is not an RFC 6749 scope-token`);
+      tools.set(tool.name, { ...tool, scope });
+    }
+    return new ToolCatalog(tools);
+  }
+
+  get(name: string): ScopedTool | undefined {
+    return this.#tools.get(name);
+  }
+
+  /** For RFC 9728 scopes_supported: every tool scope, sorted, once. */
+  get scopesSupported(): string[] {
+    return [...new Set([...this.#tools.values()].map((tool) => tool.scope))].sort();
+  }
+
+  /** The tools a set of granted scopes unlocks, sorted by name (tools/list shows exactly these). */
+  toolsGrantedBy(scopes: ReadonlySet<string>): ScopedTool[] {
+    return [...this.#tools.values()]
+      .filter((tool) => scopes.has(tool.scope))
+      .sort((a, b) => (a.name < b.name ? -1 : 1));
+  }
+}

@@ -1,0 +1,231 @@
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { describe, it } from 'node:test';
+import { BODY_LIMIT_BYTES } from '../../../src/mcp-server/request/header-screening.js';
+import {
+  mcpHeaders,
+  type NotesServerFixture,
+  rpc,
+  startNotesServer,
+  toolCall,
+} from '../../support/notes-server-fixture.js';
+
+async function post(fixture: NotesServerFixture, body: string, headers: Record<string, string>): Promise<Response> {
+  return fetch(fixture.endpoint, { method: 'POST', headers, body });
+}
+
+/** Streams `totalBytes` with chunked encoding (no Content-Length) and reports what the server answered. */
+function streamBody(url: string, headers: Record<string, string>, totalBytes: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers });
+    req.on('response', (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      err.code === 'EPIPE' || err.code === 'ECONNRESET' ? undefined : reject(err),
+    );
+    const chunk = Buffer.alloc(64 * 1024, 'a');
+    let sent = 0;
+    const pump = () => {
+      while (sent < totalBytes) {
+        sent += chunk.length;
+        if (!req.write(chunk)) return void req.once('drain', pump);
+      }
+      req.end();
+    };
+    pump();
+  });
+}
+
+describe('request limits and bad input on the MCP endpoint', () => {
+  it('answers a declared body over 1 MiB with 413 before reading it, even without a token', async (t) => {
+    const fixture = await startNotesServer(t);
+    const big = 'x'.repeat(2 * BODY_LIMIT_BYTES);
+    const response = await post(fixture, big, mcpHeaders());
+    assert.equal(response.status, 413);
+    assert.deepEqual(await response.json(), {
+      error: 'invalid_request',
+      error_description: 'The request body exceeds 1 MiB',
+    });
+    assert.equal(response.headers.get('connection'), 'close');
+    assert.match(fixture.lastAudit().reason, /^invalid_request: The request body exceeds 1 MiB \(declared/);
+    assert.equal(fixture.lastAudit().decision, 'deny');
+  });
+
+  it('stops a streamed body at 1 MiB with 413', async (t) => {
+    const fixture = await startNotesServer(t);
+    const status = await streamBody(fixture.endpoint, mcpHeaders(await fixture.issuer.sign()), 3 * BODY_LIMIT_BYTES);
+    assert.equal(status, 413);
+    assert.match(fixture.lastAudit().reason, /streamed body passed 1 MiB/);
+    assert.equal(fixture.lastAudit().spiffe_id, 'unverified:spiffe://example.org/agent');
+  });
+
+  it('accepts a body of exactly 1 MiB', async (t) => {
+    const fixture = await startNotesServer(t);
+    const filler = 'a'.repeat(BODY_LIMIT_BYTES - toolCall('notes.search', { query: '' }).length);
+    const body = toolCall('notes.search', { query: filler.slice(0, 100) }).padEnd(BODY_LIMIT_BYTES, ' ');
+    assert.equal(Buffer.byteLength(body), BODY_LIMIT_BYTES);
+    const response = await post(fixture, body, mcpHeaders(await fixture.issuer.sign()));
+    assert.equal(response.status, 200);
+  });
+
+  const badBodies: [string, string, RegExp, number | null][] = [
+    ['a body that is not JSON', '{"jsonrpc":', /not valid JSON/, null],
+    ['an empty body', '', /not valid JSON/, null],
+    ['a JSON array (batch)', JSON.stringify([JSON.parse(rpc('ping'))]), /batches are not accepted/, null],
+    ['a JSON value that is not an object', '"ping"', /not a JSON-RPC request/, null],
+    ['an object without jsonrpc 2.0', JSON.stringify({ id: 1, method: 'ping' }), /not a JSON-RPC request/, null],
+    ['a JSON-RPC response', JSON.stringify({ jsonrpc: '2.0', id: 1, result: {} }), /not a JSON-RPC request/, null],
+    ['a null id', JSON.stringify({ jsonrpc: '2.0', id: null, method: 'ping' }), /not a JSON-RPC request/, null],
+    ['a tools/call without a tool name', rpc('tools/call', 5, { arguments: {} }), /must name a tool/, 5],
+    ['a tools/call with an empty tool name', rpc('tools/call', 6, { name: '' }), /must name a tool/, 6],
+  ];
+  for (const [what, body, reason, id] of badBodies) {
+    it(`answers ${what} with 400 invalid_request`, async (t) => {
+      const fixture = await startNotesServer(t);
+      const response = await post(fixture, body, mcpHeaders(await fixture.issuer.sign()));
+      assert.equal(response.status, 400);
+      const json = (await response.json()) as Record<string, unknown>;
+      if (id === null) {
+        assert.equal(json.error, 'invalid_request');
+      } else {
+        assert.equal(json.id, id);
+        assert.deepEqual((json.error as { data: unknown }).data, {
+          error: 'invalid_request',
+          error_description: 'A tools/call request must name a tool',
+        });
+      }
+      assert.match(fixture.lastAudit().reason, reason);
+    });
+  }
+
+  it('answers an unknown tool with 400 invalid_request, but only to an authenticated caller', async (t) => {
+    const fixture = await startNotesServer(t);
+    const anonymous = await post(fixture, toolCall('notes.delete', {}, 3), mcpHeaders());
+    assert.equal(anonymous.status, 401, 'tool names are not revealed before authentication');
+    const response = await post(fixture, toolCall('notes.delete', {}, 3), mcpHeaders(await fixture.issuer.sign()));
+    assert.equal(response.status, 400);
+    const json = (await response.json()) as { id: number; error: { code: number; data: { error: string } } };
+    assert.equal(json.id, 3);
+    assert.equal(json.error.code, -32602);
+    assert.equal(json.error.data.error, 'invalid_request');
+    assert.equal(fixture.lastAudit().tool, 'notes.delete');
+  });
+
+  const badArguments: [string, unknown][] = [
+    ['an empty query', { query: '' }],
+    ['a query over 1000 characters', { query: 'q'.repeat(1001) }],
+    ['a limit of 0', { query: 'x', limit: 0 }],
+    ['a limit of 51', { query: 'x', limit: 51 }],
+    ['a fractional limit', { query: 'x', limit: 2.5 }],
+    ['an unknown argument', { query: 'x', path: '../etc/passwd' }],
+    ['no arguments', undefined],
+  ];
+  for (const [what, args] of badArguments) {
+    it(`answers notes.search with ${what} with a JSON-RPC invalid-params error`, async (t) => {
+      const fixture = await startNotesServer(t);
+      const response = await post(fixture, toolCall('notes.search', args, 9), mcpHeaders(await fixture.issuer.sign()));
+      assert.equal(response.status, 200, 'in-band, as the SDK answers invalid params');
+      const json = (await response.json()) as { id: number; error: { code: number } };
+      assert.equal(json.id, 9);
+      assert.equal(json.error.code, -32602);
+      assert.equal(fixture.lastAudit().decision, 'deny');
+    });
+  }
+
+  it('refuses notes.write ids the server did not choose, and bodies over 256 KiB', async (t) => {
+    const fixture = await startNotesServer(t);
+    const token = await fixture.issuer.sign();
+    for (const args of [
+      { title: 't', body: 'b', id: '../../etc/passwd' },
+      { title: 't', body: 'b', id: 'ABCDEF0123456789abcdef01' },
+      { title: '', body: 'b' },
+      { title: 't'.repeat(201), body: 'b' },
+      { title: 't', body: 'é'.repeat(128 * 1024 + 1) },
+    ]) {
+      const response = await post(fixture, toolCall('notes.write', args), mcpHeaders(token));
+      const json = (await response.json()) as { error?: { code: number } };
+      assert.equal(json.error?.code, -32602, JSON.stringify(args).slice(0, 60));
+    }
+  });
+
+  it('answers a wrong Content-Type with 415 and a missing event-stream Accept with 406', async (t) => {
+    const fixture = await startNotesServer(t);
+    const token = await fixture.issuer.sign();
+    const text = await post(fixture, rpc('ping'), mcpHeaders(token, { 'content-type': 'text/plain' }));
+    assert.equal(text.status, 415);
+    const accept = await post(fixture, rpc('ping'), mcpHeaders(token, { accept: 'application/json' }));
+    assert.equal(accept.status, 406);
+    assert.match(fixture.lastAudit().reason, /^invalid_request: Accept must list/);
+    const charset = await post(
+      fixture,
+      rpc('ping'),
+      mcpHeaders(token, { 'content-type': 'application/json; charset=utf-8' }),
+    );
+    assert.equal(charset.status, 200);
+  });
+
+  it('refuses a foreign Origin with 403 and accepts its own origin', async (t) => {
+    const fixture = await startNotesServer(t);
+    const token = await fixture.issuer.sign();
+    for (const origin of [
+      'http://evil.example',
+      'null',
+      `http://localhost:${fixture.base.port}`,
+      'https://127.0.0.1',
+    ]) {
+      const response = await post(fixture, rpc('ping'), mcpHeaders(token, { origin }));
+      assert.equal(response.status, 403, origin);
+      assert.equal(response.headers.get('www-authenticate'), null);
+      assert.match(fixture.lastAudit().reason, /^invalid_request: Origin not allowed/);
+    }
+    const own = await post(fixture, rpc('ping'), mcpHeaders(token, { origin: fixture.base.origin }));
+    assert.equal(own.status, 200);
+  });
+
+  it('answers GET and DELETE on the endpoint with 405 Allow: POST, audited', async (t) => {
+    const fixture = await startNotesServer(t);
+    for (const method of ['GET', 'DELETE', 'PUT']) {
+      const response = await fetch(fixture.endpoint, { method, headers: mcpHeaders(await fixture.issuer.sign()) });
+      assert.equal(response.status, 405);
+      assert.equal(response.headers.get('allow'), 'POST');
+      assert.equal(
+        fixture.lastAudit().reason,
+        `invalid_request: Only POST is accepted on the MCP endpoint (method ${method})`,
+      );
+    }
+  });
+
+  it('serves RFC 9728 metadata at the path-specific well-known URL and 404 elsewhere', async (t) => {
+    const fixture = await startNotesServer(t);
+    const metadata = await fetch(new URL('/.well-known/oauth-protected-resource/mcp', fixture.base));
+    assert.equal(metadata.status, 200);
+    assert.deepEqual(await metadata.json(), {
+      resource: fixture.endpoint,
+      authorization_servers: [fixture.issuer.issuer],
+      scopes_supported: ['notes:read', 'notes:write'],
+      bearer_methods_supported: ['header'],
+      resource_name: 'notegate notes server test',
+    });
+    assert.equal((await fetch(new URL('/.well-known/oauth-protected-resource', fixture.base))).status, 404);
+    assert.equal((await fetch(new URL('/mcp/', fixture.base), { method: 'POST' })).status, 404);
+    assert.equal(fixture.auditLines.length, 0, 'metadata and 404s are not authorization decisions');
+  });
+
+  it('writes exactly one audit line per request on the endpoint', async (t) => {
+    const fixture = await startNotesServer(t);
+    const token = await fixture.issuer.sign();
+    await post(fixture, rpc('ping'), mcpHeaders(token));
+    await post(fixture, rpc('ping'), mcpHeaders());
+    await post(fixture, '[]', mcpHeaders(token));
+    assert.deepEqual(
+      fixture.audit().map((entry) => [entry.decision, entry.status]),
+      [
+        ['allow', 200],
+        ['deny', 401],
+        ['deny', 400],
+      ],
+    );
+  });
+});

@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { runCommand } from '../../../src/cli/command.js';
+import { UsageError } from '../../../src/errors/usage-error.js';
+import { ToolCatalog, type ToolRegistration } from '../../../src/mcp-server/tools/tool-catalog.js';
+import { startNotesServer } from '../../support/notes-server-fixture.js';
+
+function tool(name: string, scope?: string): ToolRegistration {
+  return { name, ...(scope !== undefined && { scope }), argumentProblem: () => undefined, register: () => undefined };
+}
+
+describe('ToolCatalog', () => {
+  it('maps tools to scopes and lists the tools a scope set grants', () => {
+    const catalog = ToolCatalog.create([
+      tool('b.write', 'b:write'),
+      tool('a.read', 'a:read'),
+      tool('a.list', 'a:read'),
+    ]);
+    assert.equal(catalog.get('b.write')?.scope, 'b:write');
+    assert.equal(catalog.get('missing'), undefined);
+    assert.deepEqual(catalog.scopesSupported, ['a:read', 'b:write']);
+    assert.deepEqual(
+      catalog.toolsGrantedBy(new Set(['a:read', 'other'])).map((t) => t.name),
+      ['a.list', 'a.read'],
+    );
+  });
+
+  it('refuses to start when a tool has no declared scope, naming the tool', () => {
+    for (const scope of [undefined, '']) {
+      assert.throws(
+        () => ToolCatalog.create([tool('notes.search', 'notes:read'), tool('notes.export', scope)]),
+        (err) => err instanceof UsageError && /tool 'notes\.export' has no declared scope/.test(err.message),
+      );
+    }
+  });
+
+  it('refuses malformed scopes, invalid names and duplicates', () => {
+    assert.throws(() => ToolCatalog.create([tool('x', 'two words')]), /not an RFC 6749 scope-token/);
+    assert.throws(() => ToolCatalog.create([tool('bad name', 's')]), /not a valid tool name/);
+    assert.throws(() => ToolCatalog.create([tool('x', 's'), tool('x', 's')]), /registered twice/);
+  });
+
+  it('makes the notes server refuse to start, and the command exit 2, for a tool without scope', async (t) => {
+    await assert.rejects(
+      startNotesServer(t, { tools: () => [tool('notes.unscoped')] }),
+      (err) => err instanceof UsageError && err.message.includes('notes.unscoped'),
+    );
+    const stderr: string[] = [];
+    const command = {
+      name: 'notegate notes-server',
+      usage: 'test',
+      summary: 'test',
+      options: {},
+      run: async () => {
+        await startNotesServer(t, { tools: () => [tool('notes.unscoped')] });
+        return 0;
+      },
+    };
+    const code = await runCommand(command, [], { stdout: () => undefined, stderr: (text) => stderr.push(text) });
+    assert.equal(code, 2);
+    assert.match(stderr.join(''), /tool 'notes\.unscoped' has no declared scope/);
+  });
+});

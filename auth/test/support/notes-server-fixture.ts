@@ -1,0 +1,133 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestContext } from 'node:test';
+import { AuditLog } from '../../src/audit/audit-log.js';
+import { closeServer, listen } from '../../src/http/listen.js';
+import { createNotesServer, type NotesServer, type NotesServerConfig } from '../../src/mcp-server/notes-server.js';
+import { TestAccessTokenIssuer } from './access-token-issuer.js';
+
+/** A clock tests move by hand; starts at a fixed instant. */
+export class ManualClock {
+  nowMs = Date.UTC(2026, 10, 22, 9, 0, 0);
+  readonly now = (): number => this.nowMs;
+  advance(ms: number): void {
+    this.nowMs += ms;
+  }
+}
+
+export interface AuditEntry {
+  readonly timestamp: string;
+  readonly component: string;
+  readonly spiffe_id: string | null;
+  readonly tool: string | null;
+  readonly decision: 'allow' | 'deny';
+  readonly reason: string;
+  readonly [extra: string]: unknown;
+}
+
+export interface NotesServerFixture {
+  /** The MCP endpoint as bound (equal to the resource URI). */
+  readonly endpoint: string;
+  readonly base: URL;
+  readonly issuer: TestAccessTokenIssuer;
+  readonly clock: ManualClock;
+  readonly notes: NotesServer;
+  readonly notesDir: string;
+  readonly auditLines: string[];
+  audit(): AuditEntry[];
+  lastAudit(): AuditEntry;
+}
+
+export type FixtureOptions = Partial<Pick<NotesServerConfig, 'cacheVerifiedTokens' | 'tools' | 'onFault' | 'fetch'>> & {
+  /** Use the real clock (SDK clients and tokens then agree with wall time). */
+  readonly realClock?: boolean;
+  readonly notesDir?: string;
+};
+
+/** A notes server on a loopback port with its resource URI naming that port, a test issuer and a captured audit log. */
+export async function startNotesServer(t: TestContext, options: FixtureOptions = {}): Promise<NotesServerFixture> {
+  const clock = new ManualClock();
+  const now = options.realClock ? Date.now : clock.now;
+  const port = await freePort();
+  const endpoint = `http://127.0.0.1:${port}/mcp`;
+  const issuer = await TestAccessTokenIssuer.start(endpoint, now);
+  t.after(() => issuer.close());
+  const notesDir = options.notesDir ?? mkdtempSync(join(tmpdir(), 'notes-server-'));
+  if (!options.notesDir) t.after(() => rmSync(notesDir, { recursive: true, force: true }));
+  const auditLines: string[] = [];
+  const notes = await createNotesServer({
+    name: 'test',
+    resource: new URL(endpoint),
+    issuer: issuer.issuer,
+    jwksUri: issuer.jwksUri,
+    notesDir,
+    audit: new AuditLog((line) => auditLines.push(line), { clock: now }),
+    clock: now,
+    ...options,
+  });
+  const base = await listen(notes.server, '127.0.0.1', port);
+  t.after(async () => {
+    await notes.close();
+    await closeServer(notes.server);
+  });
+  const audit = () => auditLines.map((line) => JSON.parse(line) as AuditEntry);
+  return {
+    endpoint,
+    base,
+    issuer,
+    clock,
+    notes,
+    notesDir,
+    auditLines,
+    audit,
+    lastAudit: () => {
+      const entries = audit();
+      const last = entries[entries.length - 1];
+      if (!last) throw new Error('no audit line written');
+      return last;
+    },
+  };
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  const bound = await listen(probe, '127.0.0.1', 0);
+  await closeServer(probe);
+  return Number(bound.port);
+}
+
+/** Headers of a well-formed 2025-11-25 POST. */
+export function mcpHeaders(token?: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2025-11-25',
+    ...(token !== undefined && { authorization: `Bearer ${token}` }),
+    ...extra,
+  };
+}
+
+export function toolCall(name: string, args: unknown, id: number | string = 1): string {
+  return JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+}
+
+export function rpc(method: string, id: number | string = 1, params: unknown = {}): string {
+  return JSON.stringify({ jsonrpc: '2.0', id, method, params });
+}
+
+export function notification(method: string, params: unknown = {}): string {
+  return JSON.stringify({ jsonrpc: '2.0', method, params });
+}
+
+/** Parses a Bearer challenge into its auth-params. */
+export function challengeParams(header: string | null): Record<string, string> {
+  if (header === null || !header.startsWith('Bearer ')) throw new Error(`not a Bearer challenge: ${header}`);
+  const params: Record<string, string> = {};
+  for (const match of header.slice('Bearer '.length).matchAll(/([a-z_]+)="([^"]*)"/g)) {
+    const [, name, value] = match;
+    if (name !== undefined && value !== undefined) params[name] = value;
+  }
+  return params;
+}
