@@ -66,7 +66,11 @@ async function runServe(line: CommandLine<typeof OPTIONS>, deps: ServeCommandDep
     indexPath: config.indexPath,
     model: config.model,
     onReload: (event) =>
-      log('error' in event ? `index unavailable: ${event.error}` : `index loaded: ${event.chunks} chunks in ${event.durationMs} ms`),
+      log(
+        'error' in event
+          ? `index unavailable: ${event.error}`
+          : `index loaded: ${event.chunks} chunks in ${event.durationMs} ms`,
+      ),
   });
   const server = createSearchServer({
     model,

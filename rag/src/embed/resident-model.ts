@@ -41,7 +41,10 @@ export class ResidentModel {
   async embedQuery(query: string): Promise<Float32Array> {
     const embedder = await this.loaded;
     if (!embedder) {
-      throw new RagError('ERR_MODEL_UNAVAILABLE', this.status.state === 'failed' ? this.status.reason : 'model not loaded');
+      throw new RagError(
+        'ERR_MODEL_UNAVAILABLE',
+        this.status.state === 'failed' ? this.status.reason : 'model not loaded',
+      );
     }
     return embedder.embedQuery(query);
   }

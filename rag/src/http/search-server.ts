@@ -2,7 +2,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import {
   BodyTooLargeError,
   type Handler,
-  matchRoute, readBody, type RouteTable, sendJson, sendJsonAndClose } from '@notegate/auth/http';
+  matchRoute,
+  type RouteTable,
+  readBody,
+  sendJson,
+  sendJsonAndClose,
+} from '@notegate/auth/http';
 import type { ResidentModel } from '../embed/resident-model.js';
 import { RagError } from '../errors/rag-error.js';
 import { type SearchHit, searchSnapshot } from '../search/hybrid-search.js';

@@ -13,9 +13,7 @@ export function denseLeg(
   ranges: readonly RowRange[],
 ): ScoredRow[] {
   if (queryVector.length !== vectors.matrix.dimension) {
-    throw new Error(
-      `query vector has ${queryVector.length} dimensions, the index ${vectors.matrix.dimension}`,
-    );
+    throw new Error(`query vector has ${queryVector.length} dimensions, the index ${vectors.matrix.dimension}`);
   }
   return vectors.topK(queryVector, count, ranges);
 }

@@ -39,10 +39,19 @@ export function candidatePoolSize(top: number): number {
  * query first, then takes the current snapshot and runs this to the end, so a
  * reload can never swap the snapshot in the middle of a request.
  */
-export function searchSnapshot(snapshot: IndexSnapshot, queryVector: Float32Array, options: SearchOptions): SearchResult {
+export function searchSnapshot(
+  snapshot: IndexSnapshot,
+  queryVector: Float32Array,
+  options: SearchOptions,
+): SearchResult {
   const filter = snapshot.filter(options.vaults, options.namespaces);
   const pool = candidatePoolSize(options.top);
-  const dense = denseLeg(snapshot.vectors, queryVector, options.hybrid || options.mmr ? pool : options.top, filter.ranges);
+  const dense = denseLeg(
+    snapshot.vectors,
+    queryVector,
+    options.hybrid || options.mmr ? pool : options.top,
+    filter.ranges,
+  );
   const denseIds = dense.map((d) => d.chunkId);
   let candidates: FusedCandidate[];
   let lexicalPath: LexicalPath = 'none';
@@ -57,7 +66,12 @@ export function searchSnapshot(snapshot: IndexSnapshot, queryVector: Float32Arra
     lexicalPath = lexical.path;
     candidates = fuseRrf(denseIds, lexical.chunkIds);
   } else {
-    candidates = dense.map((d, i) => ({ chunkId: d.chunkId, score: d.score, denseRank: i + 1, lexicalRank: undefined }));
+    candidates = dense.map((d, i) => ({
+      chunkId: d.chunkId,
+      score: d.score,
+      denseRank: i + 1,
+      lexicalRank: undefined,
+    }));
   }
   const chosen = options.mmr ? diversify(snapshot, candidates, options) : candidates.slice(0, options.top);
   const rows = snapshot.hitRows(chosen.map((c) => c.chunkId));

@@ -87,7 +87,13 @@ export class Int8VectorSearch implements VectorSearch {
     const quantized = this.quantizeQuery(query);
     const dots = new Int32Array(this.memory.buffer, this.layout.dotsAt, this.matrix.count);
     for (const [start, end] of ranges) {
-      this.dot(this.layout.queryAt, this.layout.rowsAt + start * dimension, end - start, dimension, this.layout.dotsAt + start * 4);
+      this.dot(
+        this.layout.queryAt,
+        this.layout.rowsAt + start * dimension,
+        end - start,
+        dimension,
+        this.layout.dotsAt + start * 4,
+      );
     }
     const lower = new TopK(k);
     const upper = this.upper;

@@ -34,7 +34,8 @@ export function exactScan(matrix: VectorMatrix): VectorSearch {
       const { data, dimension, chunkIds } = matrix;
       const best = new TopK(k);
       for (const [start, end] of ranges) {
-        for (let row = start; row < end; row += 1) best.offer(row, chunkIds[row] ?? 0, dotRow(data, dimension, row, query));
+        for (let row = start; row < end; row += 1)
+          best.offer(row, chunkIds[row] ?? 0, dotRow(data, dimension, row, query));
       }
       return best.sorted();
     },

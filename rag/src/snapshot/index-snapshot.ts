@@ -11,7 +11,7 @@ import { loadVectorMatrixCooperatively, type VectorMatrix } from '../store/load-
 import { openDatabase } from '../store/open-database.js';
 import { asRow, num, text } from '../store/rows.js';
 import { SCHEMA_VERSION } from '../store/schema.js';
-import { readHitRows, type HitRow } from './hit-rows.js';
+import { type HitRow, readHitRows } from './hit-rows.js';
 
 /** Memory-mapped reads: the FTS index of 100k chunks is hundreds of MB, read through the page cache. */
 const MMAP_BYTES = 4 * 1024 ** 3;
@@ -123,22 +123,27 @@ export class IndexSnapshot {
   /** LIKE scan for text under one trigram, scoped to the filter's rows (chunk ids of its partitions). */
   substringMatches(needle: string, limit: number, filter: SnapshotFilter): number[] {
     const pattern = `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const matches = "(title LIKE ?1 ESCAPE '\\' OR heading LIKE ?1 ESCAPE '\\' OR body LIKE ?1 ESCAPE '\\')";
+    const matches =
+      "(title LIKE @pattern ESCAPE '\\' OR heading LIKE @pattern ESCAPE '\\' OR body LIKE @pattern ESCAPE '\\')";
     const covered = filter.ranges.reduce((sum, [start, end]) => sum + end - start, 0);
-    if (covered === this.vectors.matrix.count) {
-      return this.db.prepare(`SELECT id FROM chunks WHERE ${matches} ORDER BY id LIMIT ?2`).pluck().all(pattern, limit).map(Number);
-    }
+    const scoped = covered === this.vectors.matrix.count ? '' : 'id IN (SELECT value FROM json_each(@ids)) AND';
+    const ids = scoped === '' ? '[]' : JSON.stringify(this.filteredChunkIds(filter));
     return this.db
-      .prepare(`SELECT id FROM chunks WHERE id IN (SELECT value FROM json_each(?3)) AND ${matches} ORDER BY id LIMIT ?2`)
+      .prepare(`SELECT id FROM chunks WHERE ${scoped} ${matches} ORDER BY id LIMIT @limit`)
       .pluck()
-      .all(pattern, limit, JSON.stringify(this.filteredChunkIds(filter)))
+      .all(scoped === '' ? { pattern, limit } : { pattern, limit, ids })
       .map(Number);
   }
 
   texts(chunkIds: readonly number[]): ChunkText[] {
     return this.statements.texts.all(JSON.stringify(chunkIds)).map((value) => {
       const row = asRow(value);
-      return { chunkId: num(row, 'id'), title: text(row, 'title'), heading: text(row, 'heading'), body: text(row, 'body') };
+      return {
+        chunkId: num(row, 'id'),
+        title: text(row, 'title'),
+        heading: text(row, 'heading'),
+        body: text(row, 'body'),
+      };
     });
   }
 
@@ -188,7 +193,9 @@ async function fastestSearch(matrix: VectorMatrix): Promise<VectorSearch> {
 
 function vaultCounts(db: Database.Database): VaultCounts[] {
   return db
-    .prepare('SELECT vault, count(*) AS files, coalesce(sum(chunk_count), 0) AS chunks FROM files GROUP BY vault ORDER BY vault')
+    .prepare(
+      'SELECT vault, count(*) AS files, coalesce(sum(chunk_count), 0) AS chunks FROM files GROUP BY vault ORDER BY vault',
+    )
     .all()
     .map((value) => {
       const row = asRow(value);

@@ -14,6 +14,10 @@ export const POLL_INTERVAL_MS = 1_000;
  */
 export const MIN_RELOAD_SPACING_MS = 2_000;
 
+export function reloadSpacingMs(lastLoadMs: number): number {
+  return Math.max(MIN_RELOAD_SPACING_MS, 10 * lastLoadMs);
+}
+
 export type SnapshotState =
   | { readonly kind: 'loading' }
   | { readonly kind: 'missing'; readonly reason: string }
@@ -24,6 +28,8 @@ export interface SnapshotSourceOptions {
   readonly indexPath: string;
   readonly model: ModelSpec;
   readonly clock?: () => number;
+  /** Pause before the next reload may start, given the last load's duration (default: reloadSpacingMs). */
+  readonly reloadSpacing?: (lastLoadMs: number) => number;
   readonly onReload?: (event: { chunks: number; durationMs: number } | { error: string }) => void;
 }
 
@@ -107,12 +113,14 @@ export class SnapshotSource {
       const reason = err instanceof Error ? err.message : String(err);
       const previous = this.state;
       this.state =
-        err instanceof RagError && err.code === 'ERR_INDEX_MISSING' ? { kind: 'missing', reason } : { kind: 'failed', reason };
+        err instanceof RagError && err.code === 'ERR_INDEX_MISSING'
+          ? { kind: 'missing', reason }
+          : { kind: 'failed', reason };
       if (previous.kind === 'ready') previous.snapshot.close();
       onReload?.({ error: reason });
     }
     const tookMs = this.clock() - startedAtMs;
-    this.nextReloadAtMs = this.clock() + Math.max(MIN_RELOAD_SPACING_MS, 10 * tookMs);
+    this.nextReloadAtMs = this.clock() + (this.options.reloadSpacing ?? reloadSpacingMs)(tookMs);
   }
 
   /** (Re)opens the change probe on the current file; returns its data version. */
