@@ -59,6 +59,7 @@ export function searchSnapshot(
     const lexical = lexicalLeg(options.query, pool, denseIds, {
       tokenizer: snapshot.meta.ftsTokenizer,
       matches: (expression, limit) => snapshot.ftsMatches(expression, limit),
+      matchIds: (expression, limit) => snapshot.ftsMatchIds(expression, limit),
       substringMatches: (text, limit) => snapshot.substringMatches(text, limit, filter),
       texts: (ids) => snapshot.texts(ids),
       accepts: filter.accepts,

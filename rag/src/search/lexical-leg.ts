@@ -13,6 +13,8 @@ export interface LexicalSource {
   readonly tokenizer: FtsTokenizer;
   /** Up to `limit` matches of the expression in rowid order, each with its weighted bm25(); no ranking. */
   matches(expression: string, limit: number): FtsMatch[];
+  /** Up to `limit` chunk ids matching the expression, rowid order, no scores. */
+  matchIds(expression: string, limit: number): number[];
   /** Up to `limit` chunks passing the filter whose title, heading or body contains `text` (any case). */
   substringMatches(text: string, limit: number): number[];
   texts(chunkIds: readonly number[]): ChunkText[];
@@ -27,7 +29,7 @@ export interface LexicalSource {
  */
 export const MATCH_CAP: Record<FtsTokenizer, number> = { trigram: 1_000, unicode61: 10_000 };
 
-export type LexicalPath = 'none' | 'fts' | 'substring' | 'rerank-dense';
+export type LexicalPath = 'none' | 'fts' | 'phrase' | 'substring' | 'rerank-dense';
 
 export interface LexicalResult {
   /** Ranked chunk ids, best first, cut to `count`. */
@@ -50,6 +52,9 @@ export function strategyFor(tokenizer: FtsTokenizer): LexicalStrategy {
  * evidence); the leg then re-ranks the dense leg's candidates, which already
  * respect the filter, by term frequency (`rankByContainment`). Queries below
  * one trigram use a LIKE scan scoped to the filter, with the same cap.
+ * Phrases of several words (trigram mode) are found through the AND of their
+ * two longest words, then kept only where the exact phrase occurs, and ranked
+ * by `rankByContainment`: BM25 of one phrase up to its constant IDF.
  */
 export function lexicalLeg(
   query: string,
@@ -66,6 +71,12 @@ export function lexicalLeg(
     const found = source.substringMatches(fts.text, cap + 1);
     if (found.length > cap) return rerankDense(fts, count, denseCandidates, source);
     return { chunkIds: rankByContainment([fts.text], source.texts(found)).slice(0, count), path: 'substring' };
+  }
+  if (fts.narrowing !== undefined) {
+    const candidates = source.matchIds(fts.narrowing, cap + 1);
+    if (candidates.length > cap) return rerankDense(fts, count, denseCandidates, source);
+    const texts = source.texts(candidates.filter((id) => source.accepts(id)));
+    return { chunkIds: rankByContainment(fts.terms, texts).slice(0, count), path: 'phrase' };
   }
   const matches = source.matches(fts.expression, cap + 1);
   if (matches.length > cap) return rerankDense(fts, count, denseCandidates, source);

@@ -39,6 +39,7 @@ export class IndexSnapshot {
   private readonly rowOfChunk = new Map<number, number>();
   private readonly statements: {
     readonly matches: Database.Statement;
+    readonly matchIds: Database.Statement;
     readonly texts: Database.Statement;
   };
 
@@ -57,6 +58,7 @@ export class IndexSnapshot {
       matches: db.prepare(
         `SELECT rowid AS id, bm25(chunks_fts, ${title}, ${heading}, ${body}) AS score FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?`,
       ),
+      matchIds: db.prepare('SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?').pluck(),
       texts: db.prepare(
         'SELECT id, title, heading, body FROM chunks WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id',
       ),
@@ -118,6 +120,10 @@ export class IndexSnapshot {
       const row = asRow(value);
       return { chunkId: num(row, 'id'), bm25: num(row, 'score') };
     });
+  }
+
+  ftsMatchIds(expression: string, limit: number): number[] {
+    return this.statements.matchIds.all(expression, limit).map(Number);
   }
 
   /** LIKE scan for text under one trigram, scoped to the filter's rows (chunk ids of its partitions). */

@@ -49,12 +49,16 @@ describe('FTS5 query builder', () => {
       kind: 'match',
       expression: '"reset ""the"" password"',
       terms: ['reset "the" password'],
+      narrowing: '"password" AND "reset"',
     });
     assert.deepEqual(buildFtsQuery('NEAR(a b)', PHRASE), {
       kind: 'match',
       expression: '"NEAR(a b)"',
       terms: ['NEAR(a b)'],
+      narrowing: '"NEAR(a"',
     });
+    assert.deepEqual(buildFtsQuery('straße', PHRASE), { kind: 'match', expression: '"straße"', terms: ['straße'] });
+    assert.deepEqual(buildFtsQuery('a b c', PHRASE), { kind: 'match', expression: '"a b c"', terms: ['a b c'] });
   });
 
   it('joins quoted whitespace-separated terms with OR for unicode61, dropping duplicates and punctuation-only terms', () => {
@@ -79,7 +83,7 @@ describe('FTS5 query builder', () => {
   });
 
   it('replaces control characters and keeps at most MAX_OR_TERMS terms', () => {
-    assert.deepEqual(buildFtsQuery('a\u0000b', PHRASE), { kind: 'match', expression: '"a b"', terms: ['a b'] });
+    assert.deepEqual(buildFtsQuery('ab\u0000cd', PHRASE), { kind: 'match', expression: '"ab cd"', terms: ['ab cd'] });
     const many = Array.from({ length: 100 }, (_, i) => `w${i}`).join(' ');
     const built = buildFtsQuery(many, TERMS);
     assert.equal(built.kind === 'match' && built.terms.length, MAX_OR_TERMS);
@@ -99,7 +103,9 @@ describe('FTS5 query builder', () => {
       for (const text of [...HOSTILE, ...fuzz]) {
         const built = buildFtsQuery(text, options);
         if (built.kind !== 'match') continue;
-        assert.doesNotThrow(() => match.all(built.expression), `${JSON.stringify(text)} → ${built.expression}`);
+        for (const expression of [built.expression, built.narrowing ?? built.expression]) {
+          assert.doesNotThrow(() => match.all(expression), `${JSON.stringify(text)} → ${expression}`);
+        }
         matched += 1;
       }
       assert.ok(matched > 1000, `most fuzz inputs reach MATCH (${matched})`);

@@ -13,7 +13,11 @@ interface Recorded {
 function source(
   tokenizer: FtsTokenizer,
   matches: readonly FtsMatch[],
-  options: { accepts?: (id: number) => boolean; substring?: readonly number[] } = {},
+  options: {
+    accepts?: (id: number) => boolean;
+    substring?: readonly number[];
+    bodies?: Readonly<Record<number, string>>;
+  } = {},
 ): LexicalSource & Recorded {
   const expressions: string[] = [];
   const substrings: string[] = [];
@@ -25,11 +29,21 @@ function source(
       expressions.push(expression);
       return matches.slice(0, limit);
     },
+    matchIds: (expression, limit) => {
+      expressions.push(expression);
+      return matches.slice(0, limit).map((m) => m.chunkId);
+    },
     substringMatches: (text, limit) => {
       substrings.push(text);
       return (options.substring ?? []).slice(0, limit);
     },
-    texts: (ids) => ids.map((id) => ({ chunkId: id, title: '', heading: '', body: id % 2 === 0 ? 'the the' : 'the' })),
+    texts: (ids) =>
+      ids.map((id) => ({
+        chunkId: id,
+        title: '',
+        heading: '',
+        body: options.bodies?.[id] ?? (id % 2 === 0 ? 'the the' : 'the'),
+      })),
     accepts: options.accepts ?? (() => true),
   };
 }
@@ -44,9 +58,22 @@ describe('lexical leg', () => {
       { chunkId: 5, bm25: -9 },
     ];
     const fake = source('trigram', matches, { accepts: (id) => id !== 5 });
-    const result = lexicalLeg('reset password', 3, [], fake);
+    const result = lexicalLeg('password', 3, [], fake);
     assert.deepEqual(result, { chunkIds: [2, 3, 4], path: 'fts' });
-    assert.deepEqual(fake.expressions, ['"reset password"']);
+    assert.deepEqual(fake.expressions, ['"password"']);
+  });
+
+  it('finds a phrase of several words through its two longest words, keeping exact phrase matches that pass the filter', () => {
+    const bodies = {
+      1: 'reset password now',
+      2: 'password reset',
+      3: 'Reset Password twice: reset password',
+      4: 'reset password',
+    };
+    const ids = [1, 2, 3, 4].map((chunkId) => ({ chunkId, bm25: 0 }));
+    const fake = source('trigram', ids, { bodies, accepts: (id) => id !== 4 });
+    assert.deepEqual(lexicalLeg('reset  password', 5, [], fake), { chunkIds: [3, 1], path: 'phrase' });
+    assert.deepEqual(fake.expressions, ['"password" AND "reset"']);
   });
 
   it('builds an OR of terms with the unicode61 tokenizer (fallback mode)', () => {
