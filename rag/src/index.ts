@@ -21,6 +21,7 @@ export { denseLeg } from './search/dense-leg.js';
 export { buildFtsQuery, type FtsQuery, type LexicalStrategy } from './search/fts-query.js';
 export {
   candidatePoolSize,
+  lexicalSource,
   type SearchHit,
   type SearchOptions,
   type SearchResult,

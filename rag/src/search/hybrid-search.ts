@@ -1,7 +1,7 @@
 import type { HitRow } from '../snapshot/hit-rows.js';
-import type { IndexSnapshot } from '../snapshot/index-snapshot.js';
+import type { IndexSnapshot, SnapshotFilter } from '../snapshot/index-snapshot.js';
 import { denseLeg } from './dense-leg.js';
-import { type LexicalPath, lexicalLeg } from './lexical-leg.js';
+import { type LexicalPath, type LexicalSource, lexicalLeg } from './lexical-leg.js';
 import { mmrOrder } from './mmr.js';
 import { type FusedCandidate, fuseRrf } from './rrf.js';
 import { dotRow } from './vector-scan.js';
@@ -56,14 +56,7 @@ export function searchSnapshot(
   let candidates: FusedCandidate[];
   let lexicalPath: LexicalPath = 'none';
   if (options.hybrid) {
-    const lexical = lexicalLeg(options.query, pool, denseIds, {
-      tokenizer: snapshot.meta.ftsTokenizer,
-      matches: (expression, limit) => snapshot.ftsMatches(expression, limit),
-      matchIds: (expression, limit) => snapshot.ftsMatchIds(expression, limit),
-      substringMatches: (text, limit) => snapshot.substringMatches(text, limit, filter),
-      texts: (ids) => snapshot.texts(ids),
-      accepts: filter.accepts,
-    });
+    const lexical = lexicalLeg(options.query, pool, denseIds, lexicalSource(snapshot, filter));
     lexicalPath = lexical.path;
     candidates = fuseRrf(denseIds, lexical.chunkIds);
   } else {
@@ -81,6 +74,18 @@ export function searchSnapshot(
     return { ...row, score: c?.score ?? 0, denseRank: c?.denseRank, lexicalRank: c?.lexicalRank };
   });
   return { hits, lexicalPath };
+}
+
+/** The lexical leg's view of a snapshot under a filter. */
+export function lexicalSource(snapshot: IndexSnapshot, filter: SnapshotFilter): LexicalSource {
+  return {
+    tokenizer: snapshot.meta.ftsTokenizer,
+    matches: (expression, limit) => snapshot.ftsMatches(expression, limit),
+    matchIds: (expression, limit) => snapshot.ftsMatchIds(expression, limit),
+    substringMatches: (text, limit) => snapshot.substringMatches(text, limit, filter),
+    texts: (ids) => snapshot.texts(ids),
+    accepts: filter.accepts,
+  };
 }
 
 /** MMR over the candidate pool, similarity from the stored chunk vectors (unit length: dot = cosine). */
