@@ -22,7 +22,7 @@ import {
   lexicalSource,
 } from '@notegate/rag';
 import Database from 'better-sqlite3';
-import { arg, printTable, sharedDir } from './support.js';
+import { arg, printTable, sharedDir, syntheticFile } from './support.js';
 
 const MODEL = findModel('intfloat/multilingual-e5-small');
 const DEPTH = 100;
@@ -55,18 +55,7 @@ function buildIndex(file: string, docs: Eval['docs'], tokenizer: 'auto' | 'unico
   const vector = new Float32Array(MODEL.dimension).fill(1 / Math.sqrt(MODEL.dimension));
   for (const doc of docs) {
     store.replaceFile(
-      {
-        vault: 'scifact',
-        path: `${doc.id}.md`,
-        namespace: '',
-        title: doc.title,
-        aliases: [],
-        tags: [],
-        mtimeMs: 0,
-        sizeBytes: 0,
-        contentSha256: '',
-        fingerprint: '',
-      },
+      syntheticFile('scifact', `${doc.id}.md`, '', doc.title),
       [{ seq: 0, heading: '', lineStart: 1, lineEnd: 1, text: doc.text, tokenCount: 0, vector }],
       0,
     );

@@ -28,7 +28,7 @@ import {
   SnapshotSource,
   searchSnapshot,
 } from '@notegate/rag';
-import { arg, exactTopK, printTable, seededRandom, sharedDir, timings, unitVector } from './support.js';
+import { arg, exactTopK, printTable, seededRandom, sharedDir, syntheticFile, timings, unitVector } from './support.js';
 
 const MODEL = findModel('intfloat/multilingual-e5-small');
 const CHUNKS_PER_FILE = 10;
@@ -86,18 +86,7 @@ function buildIndex(file: string, size: number, corpus: Corpus, random: () => nu
       };
     });
     store.replaceFile(
-      {
-        vault: vaultOf(f),
-        path: `ns${f % 10}/note-${f}.md`,
-        namespace: `ns${f % 10}`,
-        title: pick(corpus.sentences).slice(0, 60),
-        aliases: [],
-        tags: [],
-        mtimeMs: 0,
-        sizeBytes: 0,
-        contentSha256: '',
-        fingerprint: '',
-      },
+      syntheticFile(vaultOf(f), `ns${f % 10}/note-${f}.md`, `ns${f % 10}`, pick(corpus.sentences).slice(0, 60)),
       chunks,
       0,
     );

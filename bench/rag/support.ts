@@ -1,7 +1,7 @@
 /** Small helpers shared by the retrieval benchmarks. */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findRepositoryRoot, type VectorMatrix } from '@notegate/rag';
+import { type FileRecord, findRepositoryRoot, type VectorMatrix } from '@notegate/rag';
 
 /** Deterministic PRNG (mulberry32), so every run measures the same data. */
 export function seededRandom(seed: number): () => number {
@@ -106,4 +106,20 @@ function mask(names: readonly string[], wanted: readonly string[]): Uint8Array {
 export function sharedDir(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
   return process.env.NOTEGATE_SHARED_DIR ?? path.join(findRepositoryRoot(here), '..', 'shared');
+}
+
+/** A file row for synthetic indexes: no real file behind it, so no stamps or hashes. */
+export function syntheticFile(vault: string, filePath: string, namespace: string, title: string): FileRecord {
+  return {
+    vault,
+    path: filePath,
+    namespace,
+    title,
+    aliases: [],
+    tags: [],
+    mtimeMs: 0,
+    sizeBytes: 0,
+    contentSha256: '',
+    fingerprint: '',
+  };
 }

@@ -12,7 +12,17 @@ import path from 'node:path';
 import { findModel, IndexStore, loadVectorMatrix, openDatabase } from '@notegate/rag';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
-import { arg, exactTopK, type Filter, mib, printTable, seededRandom, timings, unitVector } from './support.js';
+import {
+  arg,
+  exactTopK,
+  type Filter,
+  mib,
+  printTable,
+  seededRandom,
+  syntheticFile,
+  timings,
+  unitVector,
+} from './support.js';
 
 const DIMENSION = 384;
 const TOP_K = 10;
@@ -89,18 +99,7 @@ function buildBlobIndex(file: string, vectors: readonly Float32Array[]) {
       vector,
     }));
     store.replaceFile(
-      {
-        vault: vaultOf(f),
-        path: `ns${f % NAMESPACES}/note-${f}.md`,
-        namespace: `ns${f % NAMESPACES}`,
-        title: `Note ${f}`,
-        aliases: [],
-        tags: [],
-        mtimeMs: 0,
-        sizeBytes: 0,
-        contentSha256: '',
-        fingerprint: '',
-      },
+      syntheticFile(vaultOf(f), `ns${f % NAMESPACES}/note-${f}.md`, `ns${f % NAMESPACES}`, `Note ${f}`),
       chunks,
       0,
     );

@@ -1,21 +1,15 @@
 import { type Command, type CommandLine, EXIT, untilShutdown } from '@notegate/auth/cli';
 import { closeServer, listen } from '@notegate/auth/http';
-import type { RagEnvironment } from '../config/environment.js';
-import { defaultConfigPath, loadRagConfig } from '../config/load-config.js';
 import { ensureModelFiles } from '../embed/download.js';
 import { ResidentModel } from '../embed/resident-model.js';
 import { loadTransformersEmbedder } from '../embed/transformers-embedder.js';
 import { createSearchServer } from '../http/search-server.js';
 import { SnapshotSource } from '../snapshot/snapshot-source.js';
+import { CONFIG_OPTION, configFor, type RagCommandDeps } from './rag-command.js';
 import { DEFAULT_HOST, DEFAULT_PORT, serverAddress } from './server-address.js';
 
 const OPTIONS = {
-  config: {
-    type: 'string',
-    valueName: 'PATH',
-    description: 'Vaults config file (JSON).',
-    defaultText: 'rag/vaults.json under the repository root',
-  },
+  config: CONFIG_OPTION,
   port: {
     type: 'string',
     valueName: 'PORT',
@@ -30,12 +24,7 @@ const OPTIONS = {
   },
 } as const;
 
-export interface ServeCommandDeps {
-  readonly environment: () => RagEnvironment;
-  readonly cwd?: string;
-}
-
-export function createServeCommand(deps: ServeCommandDeps): Command<typeof OPTIONS> {
+export function createServeCommand(deps: RagCommandDeps): Command<typeof OPTIONS> {
   return {
     name: 'notegate-rag serve',
     usage: 'notegate-rag serve [options]',
@@ -47,11 +36,11 @@ export function createServeCommand(deps: ServeCommandDeps): Command<typeof OPTIO
   };
 }
 
-async function runServe(line: CommandLine<typeof OPTIONS>, deps: ServeCommandDeps): Promise<number> {
+async function runServe(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps): Promise<number> {
   const { options } = line;
   const environment = deps.environment();
   const address = serverAddress(options, environment);
-  const config = loadRagConfig(options.config ?? defaultConfigPath(deps.cwd ?? process.cwd()), environment.homeDir);
+  const config = configFor(options.config, deps, environment);
   const log = (text: string) => process.stderr.write(`notegate-rag serve: ${text}\n`);
   const model = new ResidentModel(async () => {
     // `index` downloads and verifies the model; serve only says what is missing.
