@@ -63,7 +63,9 @@ export async function loadVectorMatrixCooperatively(db: Database.Database, dimen
 }
 
 function* matrixSteps(db: Database.Database, dimension: number): Generator<void, VectorMatrix> {
-  const count = Number(db.prepare('SELECT count(*) FROM chunk_vectors').pluck().get());
+  // Every chunk has one vector (one transaction per file); counting chunks reads the small
+  // (vault, namespace) index instead of every vector page.
+  const count = Number(db.prepare('SELECT count(*) FROM chunks').pluck().get());
   const data = new Float32Array(count * dimension);
   const bytes = new Uint8Array(data.buffer);
   const chunkIds = new Float64Array(count);

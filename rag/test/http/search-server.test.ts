@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import { ResidentModel } from '../../src/embed/resident-model.js';
 import { workspace } from '../../test-support/fixtures.js';
@@ -187,6 +189,38 @@ describe('notegate-rag serve HTTP API', () => {
       [modelHealth.status, modelHealth.model_state, modelHealth.model_error],
       ['degraded', 'failed', 'weights not in the cache'],
     );
+  });
+
+  it('answers 500 for a file that is not a database, and reports an unfinished rebuild as degraded', async (t) => {
+    const garbage = workspace(t, { notes: NOTES });
+    mkdirSync(path.dirname(garbage.config.indexPath), { recursive: true });
+    writeFileSync(garbage.config.indexPath, Buffer.alloc(8192, 0x5a));
+    const server = await startSearchServer(t, garbage, { index: false });
+    const reply = await server.search({ query: 'keys' });
+    assert.deepEqual([reply.status, (reply.body as { error: string }).error], [500, 'index_unavailable']);
+    const health = (await server.request({ path: '/health' })).body as {
+      status: string;
+      index: Record<string, unknown>;
+    };
+    assert.deepEqual([health.status, health.index.state], ['degraded', 'failed']);
+    assert.match(String(health.index.error), /not a database/);
+
+    const unfinished = workspace(t, { notes: NOTES });
+    const running = await startSearchServer(t, unfinished);
+    const Database = (await import('better-sqlite3')).default;
+    const raw = new Database(unfinished.config.indexPath);
+    raw.exec("DELETE FROM meta WHERE key = 'last_indexed_at_ms'");
+    raw.close();
+    running.snapshots.check();
+    await running.snapshots.settled();
+    const degraded = await running.request({ path: '/health' });
+    const body = degraded.body as { status: string; index: Record<string, unknown> };
+    assert.deepEqual(
+      [degraded.status, body.status, body.index.complete, body.index.last_indexed_at],
+      [503, 'degraded', false, null],
+    );
+    // Searching an incomplete index still works: it holds what was committed.
+    assert.equal((await running.search({ query: 'keys' })).status, 200);
   });
 
   it('says starting while the model loads', async (t) => {
