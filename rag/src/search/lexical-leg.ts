@@ -46,15 +46,20 @@ export function strategyFor(tokenizer: FtsTokenizer): LexicalStrategy {
  * The BM25 leg, filters applied before the top-`count` cut (rag-lessons.md §1).
  *
  * Cost is bounded without ranking the whole table: matches are enumerated in
- * rowid order up to MATCH_CAP + 1. Up to the cap, that is every match, and
- * they are ranked exactly by bm25() after the filter. Past it the query is
- * common (a short word matching thousands of chunks carries little lexical
- * evidence); the leg then re-ranks the dense leg's candidates, which already
- * respect the filter, by term frequency (`rankByContainment`). Queries below
- * one trigram use a LIKE scan scoped to the filter, with the same cap.
- * Phrases of several words (trigram mode) are found through the AND of their
- * two longest words, then kept only where the exact phrase occurs, and ranked
- * by `rankByContainment`: BM25 of one phrase up to its constant IDF.
+ * rowid order up to MATCH_CAP + 1. Up to the cap that is every match, ranked
+ * exactly after the filter. Past it the query is common (a short word
+ * matching thousands of chunks carries little lexical evidence); the leg then
+ * re-ranks the dense leg's candidates, which already respect the filter, by
+ * term frequency (`rankByContainment`).
+ *
+ * - OR of terms (unicode61): FTS5 `bm25()` with the column weights.
+ * - Exact phrase (trigram): FTS5 finds the candidates (for several words, the
+ *   AND of the two longest: matching a long trigram phrase reads every
+ *   trigram's position list), the exact phrase is checked in the text, and the
+ *   ranking is BM25 of that one phrase up to its IDF, which is the same for
+ *   every chunk. FTS5's `bm25()` is not used here: it counts every match of
+ *   the phrase for that IDF, so its cost grows with the table, not the cap.
+ * - Under one trigram: a LIKE scan scoped to the filter, with the same cap.
  */
 export function lexicalLeg(
   query: string,
@@ -72,8 +77,8 @@ export function lexicalLeg(
     if (found.length > cap) return rerankDense(fts, count, denseCandidates, source);
     return { chunkIds: rankByContainment([fts.text], source.texts(found)).slice(0, count), path: 'substring' };
   }
-  if (fts.narrowing !== undefined) {
-    const candidates = source.matchIds(fts.narrowing, cap + 1);
+  if (strategy === 'phrase') {
+    const candidates = source.matchIds(fts.narrowing ?? fts.expression, cap + 1);
     if (candidates.length > cap) return rerankDense(fts, count, denseCandidates, source);
     const texts = source.texts(candidates.filter((id) => source.accepts(id)));
     return { chunkIds: rankByContainment(fts.terms, texts).slice(0, count), path: 'phrase' };

@@ -78,11 +78,11 @@ describe('notegate-rag serve HTTP API', () => {
       const first = hitsOf(reply).find((h) => h.lexical_rank === 1);
       return [first?.path, reply.headers['x-notegate-lexical']];
     };
-    assert.deepEqual(await top('straße'), ['de/strassen.md', 'fts']);
-    assert.deepEqual(await top('beruhigung'), ['de/strassen.md', 'fts']);
-    assert.deepEqual(await top('数据库'), ['zh/db.md', 'fts']);
+    assert.deepEqual(await top('straße'), ['de/strassen.md', 'phrase']);
+    assert.deepEqual(await top('beruhigung'), ['de/strassen.md', 'phrase']);
+    assert.deepEqual(await top('数据库'), ['zh/db.md', 'phrase']);
     assert.deepEqual(await top('数据'), ['zh/db.md', 'substring']);
-    assert.deepEqual(await top('DEC-0054'), ['readme.md', 'fts']);
+    assert.deepEqual(await top('DEC-0054'), ['readme.md', 'phrase']);
   });
 
   it('in the unicode61 fallback mode, records the mode and ORs the terms', async (t) => {

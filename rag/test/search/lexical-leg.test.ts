@@ -57,10 +57,21 @@ describe('lexical leg', () => {
       { chunkId: 4, bm25: -3 },
       { chunkId: 5, bm25: -9 },
     ];
-    const fake = source('trigram', matches, { accepts: (id) => id !== 5 });
+    const fake = source('unicode61', matches, { accepts: (id) => id !== 5 });
     const result = lexicalLeg('password', 3, [], fake);
     assert.deepEqual(result, { chunkIds: [2, 3, 4], path: 'fts' });
     assert.deepEqual(fake.expressions, ['"password"']);
+  });
+
+  it('ranks a one-word trigram phrase by its occurrences, without FTS5 bm25()', () => {
+    const bodies = { 1: 'a keys b', 2: 'keys and keys', 3: 'no match here' };
+    const fake = source(
+      'trigram',
+      [1, 2, 3].map((chunkId) => ({ chunkId, bm25: 0 })),
+      { bodies },
+    );
+    assert.deepEqual(lexicalLeg('Keys', 5, [], fake), { chunkIds: [2, 1], path: 'phrase' });
+    assert.deepEqual(fake.expressions, ['"Keys"']);
   });
 
   it('finds a phrase of several words through its two longest words, keeping exact phrase matches that pass the filter', () => {
@@ -85,6 +96,8 @@ describe('lexical leg', () => {
   it('re-ranks the dense candidates when a query matches more than MATCH_CAP chunks', () => {
     const many = Array.from({ length: MATCH_CAP.trigram + 1 }, (_, i) => ({ chunkId: 100 + i, bm25: -1 }));
     const result = lexicalLeg('the', 5, [3, 4, 9], source('trigram', many));
+    const manyTerms = Array.from({ length: MATCH_CAP.unicode61 + 1 }, (_, i) => ({ chunkId: 100 + i, bm25: -1 }));
+    assert.equal(lexicalLeg('the', 5, [3], source('unicode61', manyTerms)).path, 'rerank-dense');
     // Only the dense candidates are ranked (4 has two occurrences).
     assert.deepEqual(result, { chunkIds: [4, 3, 9], path: 'rerank-dense' });
   });
