@@ -129,7 +129,7 @@ async function main(): Promise<void> {
   }
   const embedding = embedMs.slice(3);
   const rows: string[][] = [];
-  const paths = new Map<string, number>();
+  const paths = new Map<string, number[]>();
   for (const size of sizes) {
     const dir = mkdtempSync(path.join(tmpdir(), 'notegate-search-bench-'));
     try {
@@ -168,8 +168,10 @@ async function main(): Promise<void> {
       );
       measure('dense', (i) => searchSnapshot(snapshot, vectors[i] ?? new Float32Array(), options(i, {})));
       measure('hybrid', (i) => {
+        const started = performance.now();
         const result = searchSnapshot(snapshot, vectors[i] ?? new Float32Array(), options(i, { hybrid: true }));
-        paths.set(`${size} ${result.lexicalPath}`, (paths.get(`${size} ${result.lexicalPath}`) ?? 0) + 1);
+        const key = `${size}\t${result.lexicalPath}`;
+        paths.set(key, [...(paths.get(key) ?? []), performance.now() - started]);
       });
       measure('hybrid + MMR', (i) =>
         searchSnapshot(snapshot, vectors[i] ?? new Float32Array(), options(i, { hybrid: true, mmr: true })),
@@ -193,9 +195,13 @@ async function main(): Promise<void> {
   console.log(
     `Queries: ${queryCount}, half SciFact claims (natural language), half single words from rank 10 to 20,000; top ${TOP}.`,
   );
-  console.log(`Lexical paths taken (hybrid): ${[...paths].map(([k, v]) => `${k}: ${v}`).join(', ')}`);
   console.log('\nLatency per search in ms (in process, one snapshot, warm):');
   printTable(['chunks', 'mode', 'p50', 'p95', 'p50 incl. embedding', 'p95 incl. embedding'], rows);
+  console.log('\nHybrid latency by lexical path (warm-up runs included):');
+  printTable(
+    ['chunks', 'lexical path', 'searches', 'p50', 'p95'],
+    [...paths].map(([key, samples]) => [...key.split('\t'), String(samples.length), ...percentiles(samples)]),
+  );
 }
 
 /** Sustained throughput of POST /search over loopback, autocannon in its own process. */
