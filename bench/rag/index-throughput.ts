@@ -28,19 +28,10 @@ import {
   openDatabase,
   runIndex,
 } from '@notegate/rag';
-import { mib, printTable } from './support.js';
+import { arg, mib, printTable, sharedDir } from './support.js';
 
 const MODEL_ID = 'intfloat/multilingual-e5-small';
 const here = path.dirname(fileURLToPath(import.meta.url));
-
-function arg(name: string, fallback: string): string {
-  const at = process.argv.indexOf(name);
-  return at === -1 ? fallback : (process.argv[at + 1] ?? fallback);
-}
-
-function sharedDir(): string {
-  return process.env.NOTEGATE_SHARED_DIR ?? path.join(findRepositoryRoot(here), '..', 'shared');
-}
 
 const model = findModel(MODEL_ID);
 if (!model) throw new Error(`unknown model ${MODEL_ID}`);

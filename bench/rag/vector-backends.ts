@@ -9,21 +9,25 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { findModel, IndexStore, loadVectorMatrix, openDatabase, type VectorMatrix } from '@notegate/rag';
+import { findModel, IndexStore, loadVectorMatrix, openDatabase } from '@notegate/rag';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
-import { mib, printTable, seededRandom, timings, unitVector } from './support.js';
+import {
+  arg,
+  exactTopK,
+  type Filter,
+  mib,
+  printTable,
+  seededRandom,
+  syntheticFile,
+  timings,
+  unitVector,
+} from './support.js';
 
 const DIMENSION = 384;
 const TOP_K = 10;
 const CHUNKS_PER_FILE = 10;
 const NAMESPACES = 10;
-
-interface Filter {
-  readonly label: string;
-  readonly vaults: readonly string[];
-  readonly namespaces?: readonly string[];
-}
 
 const FILTERS: readonly Filter[] = [
   { label: 'no filter (100%)', vaults: ['big', 'mid', 'small'] },
@@ -37,11 +41,6 @@ const FILTERS: readonly Filter[] = [
 function vaultOf(fileIndex: number): string {
   const bucket = fileIndex % 100;
   return bucket === 0 ? 'small' : bucket < 10 ? 'mid' : 'big';
-}
-
-function arg(name: string, fallback: string): string {
-  const at = process.argv.indexOf(name);
-  return at === -1 ? fallback : (process.argv[at + 1] ?? fallback);
 }
 
 async function main(): Promise<void> {
@@ -100,18 +99,7 @@ function buildBlobIndex(file: string, vectors: readonly Float32Array[]) {
       vector,
     }));
     store.replaceFile(
-      {
-        vault: vaultOf(f),
-        path: `ns${f % NAMESPACES}/note-${f}.md`,
-        namespace: `ns${f % NAMESPACES}`,
-        title: `Note ${f}`,
-        aliases: [],
-        tags: [],
-        mtimeMs: 0,
-        sizeBytes: 0,
-        contentSha256: '',
-        fingerprint: '',
-      },
+      syntheticFile(vaultOf(f), `ns${f % NAMESPACES}/note-${f}.md`, `ns${f % NAMESPACES}`, `Note ${f}`),
       chunks,
       0,
     );
@@ -143,44 +131,6 @@ function buildVec0Index(file: string, vectors: readonly Float32Array[]) {
   const insertMs = performance.now() - started;
   db.pragma('wal_checkpoint(TRUNCATE)');
   return { db, insertMs, bytes: fileSize(file) };
-}
-
-/** The filter is a mask over integer codes, checked before any dot product: filtered rows cost nothing. */
-function exactTopK(matrix: VectorMatrix, query: Float32Array, k: number, filter: Filter): number[] {
-  const vaultOk = mask(matrix.vaultNames, filter.vaults);
-  const namespaceOk = filter.namespaces ? mask(matrix.namespaceNames, filter.namespaces) : undefined;
-  const { data, dimension } = matrix;
-  const bestIds: number[] = [];
-  const bestScores: number[] = [];
-  for (let row = 0; row < matrix.count; row += 1) {
-    if (!vaultOk[matrix.vaultCodes[row] ?? 0]) continue;
-    if (namespaceOk && !namespaceOk[matrix.namespaceCodes[row] ?? 0]) continue;
-    let a = 0;
-    let b = 0;
-    let c = 0;
-    let d = 0;
-    for (let j = 0, o = row * dimension; j < dimension; j += 4, o += 4) {
-      a += (data[o] ?? 0) * (query[j] ?? 0);
-      b += (data[o + 1] ?? 0) * (query[j + 1] ?? 0);
-      c += (data[o + 2] ?? 0) * (query[j + 2] ?? 0);
-      d += (data[o + 3] ?? 0) * (query[j + 3] ?? 0);
-    }
-    const score = a + b + c + d;
-    if (bestScores.length === k && score <= (bestScores[k - 1] ?? 0)) continue;
-    let at = bestScores.length === k ? k - 1 : bestScores.length;
-    while (at > 0 && (bestScores[at - 1] ?? 0) < score) at -= 1;
-    bestScores.splice(at, 0, score);
-    bestIds.splice(at, 0, matrix.chunkIds[row] ?? 0);
-    if (bestScores.length > k) {
-      bestScores.pop();
-      bestIds.pop();
-    }
-  }
-  return bestIds;
-}
-
-function mask(names: readonly string[], wanted: readonly string[]): Uint8Array {
-  return Uint8Array.from(names, (name) => (wanted.includes(name) ? 1 : 0));
 }
 
 /** sqlite-vec pushes metadata-column constraints into the KNN scan (site/features/knn.md). */

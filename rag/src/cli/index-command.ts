@@ -1,18 +1,12 @@
 import { type Command, type CommandLine, EXIT, UsageError } from '@notegate/auth/cli';
-import type { RagEnvironment } from '../config/environment.js';
-import { defaultConfigPath, loadRagConfig } from '../config/load-config.js';
 import { RagError } from '../errors/rag-error.js';
 import { runIndex } from '../index/run-index.js';
 import { formatSummary, summaryJson } from './format-summary.js';
 import { createProgressReporter } from './progress-reporter.js';
+import { CONFIG_OPTION, configFor, type RagCommandDeps } from './rag-command.js';
 
 const OPTIONS = {
-  config: {
-    type: 'string',
-    valueName: 'PATH',
-    description: 'Vaults config file (JSON).',
-    defaultText: 'rag/vaults.json under the repository root',
-  },
+  config: CONFIG_OPTION,
   vault: {
     type: 'string',
     multiple: true,
@@ -29,12 +23,7 @@ const OPTIONS = {
   offline: { type: 'boolean', description: 'Never download the model; say which files to place where instead.' },
 } as const;
 
-export interface IndexCommandDeps {
-  readonly environment: () => RagEnvironment;
-  readonly cwd?: string;
-}
-
-export function createIndexCommand(deps: IndexCommandDeps): Command<typeof OPTIONS> {
+export function createIndexCommand(deps: RagCommandDeps): Command<typeof OPTIONS> {
   return {
     name: 'notegate-rag index',
     usage: 'notegate-rag index [options]',
@@ -46,11 +35,10 @@ export function createIndexCommand(deps: IndexCommandDeps): Command<typeof OPTIO
   };
 }
 
-async function runIndexCommand(line: CommandLine<typeof OPTIONS>, deps: IndexCommandDeps): Promise<number> {
+async function runIndexCommand(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps): Promise<number> {
   const { options } = line;
   const environment = deps.environment();
-  const cwd = deps.cwd ?? process.cwd();
-  const config = loadRagConfig(options.config ?? defaultConfigPath(cwd), environment.homeDir);
+  const config = configFor(options.config, deps, environment);
   const known = config.vaults.map((vault) => vault.id);
   if (options.rebuild && options.vault.length > 0) {
     throw new UsageError('--rebuild rebuilds the whole index; it cannot be combined with --vault');

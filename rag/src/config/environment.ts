@@ -9,6 +9,9 @@ export interface RagEnvironment {
   /** Base URL of the model hub that missing model files are downloaded from. */
   readonly modelHubUrl: URL;
   readonly homeDir: string;
+  /** `NOTEGATE_SERVER_PORT` / `NOTEGATE_SERVER_HOST` as written (blank is unset); `serve` parses them. */
+  readonly serverPort: string | undefined;
+  readonly serverHost: string | undefined;
 }
 
 export const DEFAULT_MODEL_HUB_URL = 'https://huggingface.co';
@@ -33,6 +36,8 @@ export function loadEnvironment(sources: EnvironmentSources): RagEnvironment {
       : path.join(userDataDir(sources.platform, sources.homeDir, env), 'notegate', 'models'),
     modelHubUrl: parseHttpUrl('NOTEGATE_MODEL_HUB', nonEmpty(env.NOTEGATE_MODEL_HUB) ?? DEFAULT_MODEL_HUB_URL),
     homeDir: sources.homeDir,
+    serverPort: nonEmpty(env.NOTEGATE_SERVER_PORT),
+    serverHost: nonEmpty(env.NOTEGATE_SERVER_HOST),
   };
 }
 

@@ -11,7 +11,9 @@ export type RagErrorCode =
   /** The index was built with another model or dimension (needs `--rebuild`). */
   | 'ERR_INDEX_MODEL_MISMATCH'
   /** The index file has a schema this version cannot use (needs `--rebuild`). */
-  | 'ERR_INDEX_SCHEMA';
+  | 'ERR_INDEX_SCHEMA'
+  /** There is no index file yet (run `index`). */
+  | 'ERR_INDEX_MISSING';
 
 export class RagError extends Error {
   constructor(

@@ -9,6 +9,13 @@ const WAL_SWITCH_PAUSE_MS = 50;
 
 export interface OpenOptions {
   readonly readonly?: boolean;
+  /**
+   * A reader of an existing file that never writes (the search server): it
+   * must exist, its journal mode is left as the writer set it (a foreign
+   * database is not converted to WAL), and `query_only` refuses any write.
+   * Unlike `readonly`, it can share the WAL index (-shm) with the writer.
+   */
+  readonly reader?: boolean;
   readonly busyTimeoutMs?: number;
 }
 
@@ -18,14 +25,16 @@ export interface OpenOptions {
  * retried a bounded number of times.
  */
 export function openDatabase(file: string, options: OpenOptions = {}): Database.Database {
-  if (!options.readonly) mkdirSync(path.dirname(file), { recursive: true });
+  const writer = !options.readonly && !options.reader;
+  if (writer) mkdirSync(path.dirname(file), { recursive: true });
   const db = new Database(file, {
     readonly: options.readonly ?? false,
-    fileMustExist: options.readonly ?? false,
+    fileMustExist: !writer,
     timeout: options.busyTimeoutMs ?? BUSY_TIMEOUT_MS,
   });
   try {
-    if (!options.readonly) switchToWal(db);
+    if (writer) switchToWal(db);
+    if (options.reader) db.pragma('query_only = ON');
     // WAL: NORMAL keeps every commit atomic and consistent; a power loss may drop the last commits, never corrupt.
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');

@@ -18,7 +18,7 @@ describe('vector storage', () => {
     assert.deepEqual(decodeVector(bytes), v);
   });
 
-  it('loads every vector into one contiguous array with vault and namespace codes for filters', (t) => {
+  it('loads every vector into one array grouped by vault and namespace, with codes and partitions for filters', (t) => {
     const file = path.join(tempDir(t), 'index.sqlite');
     const store = IndexStore.open(file, { model: model(MINILM), nowMs: 0 });
     const files = [
@@ -57,14 +57,19 @@ describe('vector storage', () => {
       [
         ['a', 'eng'],
         ['a', 'eng'],
-        ['b', ''],
         ['a', 'ops'],
+        ['b', ''],
       ],
     );
     assert.deepEqual(
       rows.map((r) => r.first),
-      [1, 2, 3, 4].map((seed) => vector(seed)[0]),
+      [1, 2, 4, 3].map((seed) => vector(seed)[0]),
     );
     assert.deepEqual(Array.from(matrix.data.subarray(384, 768)), Array.from(vector(2)));
+    assert.deepEqual(matrix.partitions, [
+      { vault: 'a', namespace: 'eng', start: 0, end: 2 },
+      { vault: 'a', namespace: 'ops', start: 2, end: 3 },
+      { vault: 'b', namespace: '', start: 3, end: 4 },
+    ]);
   });
 });

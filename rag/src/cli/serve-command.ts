@@ -1,0 +1,86 @@
+import { type Command, type CommandLine, EXIT, untilShutdown } from '@notegate/auth/cli';
+import { closeServer, listen } from '@notegate/auth/http';
+import { ensureModelFiles } from '../embed/download.js';
+import { ResidentModel } from '../embed/resident-model.js';
+import { loadTransformersEmbedder } from '../embed/transformers-embedder.js';
+import { createSearchServer } from '../http/search-server.js';
+import { SnapshotSource } from '../snapshot/snapshot-source.js';
+import { CONFIG_OPTION, configFor, type RagCommandDeps } from './rag-command.js';
+import { DEFAULT_HOST, DEFAULT_PORT, serverAddress } from './server-address.js';
+
+const OPTIONS = {
+  config: CONFIG_OPTION,
+  port: {
+    type: 'string',
+    valueName: 'PORT',
+    description: 'TCP port (0 picks a free one).',
+    defaultText: `NOTEGATE_SERVER_PORT, else ${DEFAULT_PORT}`,
+  },
+  host: {
+    type: 'string',
+    valueName: 'ADDRESS',
+    description: 'Address to bind.',
+    defaultText: `NOTEGATE_SERVER_HOST, else ${DEFAULT_HOST}`,
+  },
+} as const;
+
+export function createServeCommand(deps: RagCommandDeps): Command<typeof OPTIONS> {
+  return {
+    name: 'notegate-rag serve',
+    usage: 'notegate-rag serve [options]',
+    summary:
+      'Serves hybrid (BM25 + vector, RRF) and MMR search over the index: POST /search, GET /health.\n' +
+      'Follows the index while `notegate-rag index` updates it. The model is never downloaded here.',
+    options: OPTIONS,
+    run: (line) => runServe(line, deps),
+  };
+}
+
+async function runServe(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps): Promise<number> {
+  const { options } = line;
+  const environment = deps.environment();
+  const address = serverAddress(options, environment);
+  const config = configFor(options.config, deps, environment);
+  const log = (text: string) => process.stderr.write(`notegate-rag serve: ${text}\n`);
+  const model = new ResidentModel(async () => {
+    // `index` downloads and verifies the model; serve only says what is missing.
+    await ensureModelFiles(config.model, environment.modelCacheDir, {
+      hubUrl: environment.modelHubUrl,
+      fetch: () => Promise.reject(new Error('serve never downloads')),
+      enabled: false,
+    });
+    return loadTransformersEmbedder(config.model, environment.modelCacheDir);
+  });
+  const snapshots = new SnapshotSource({
+    indexPath: config.indexPath,
+    model: config.model,
+    onReload: (event) =>
+      log(
+        'error' in event
+          ? `index unavailable: ${event.error}`
+          : `index loaded: ${event.chunks} chunks in ${event.durationMs} ms`,
+      ),
+  });
+  const server = createSearchServer({
+    model,
+    modelId: config.model.id,
+    snapshots,
+    indexPath: config.indexPath,
+    vaults: config.vaults.map((vault) => vault.id),
+    bindHost: address.host,
+    log,
+  });
+  const url = await listen(server, address.host, address.port);
+  process.stdout.write(`listening on ${url.href}\n`);
+  void model.settled().then(() => {
+    const state = model.state;
+    log(state.state === 'failed' ? `model unavailable: ${state.reason}` : `model ${config.model.id} ready`);
+  });
+  void snapshots.start();
+  await untilShutdown(async () => {
+    await closeServer(server);
+    await snapshots.close();
+    await model.dispose();
+  });
+  return EXIT.ok;
+}

@@ -1,0 +1,94 @@
+import { ApiError } from './api-errors.js';
+
+/** A validated POST /search body, defaults applied. */
+export interface SearchRequest {
+  readonly query: string;
+  readonly top: number;
+  readonly vaults: readonly string[] | undefined;
+  readonly namespaces: readonly string[] | undefined;
+  readonly hybrid: boolean;
+  readonly mmr: boolean;
+  readonly mmrLambda: number;
+}
+
+/** retrieval-layer.md Limits: top is an integer 1 to 50, default 8. */
+export const TOP_MIN = 1;
+export const TOP_MAX = 50;
+/** Defaults and their reasons: README, Retrieval › Search API. */
+export const SEARCH_DEFAULTS = { top: 8, hybrid: true, mmr: false, mmrLambda: 0.7 } as const;
+
+const FIELDS = ['query', 'top', 'vaults', 'namespaces', 'hybrid', 'mmr', 'mmr_lambda'] as const;
+
+/**
+ * Checks a parsed JSON body against the retrieval-layer.md table. Unknown
+ * fields are refused by name (rag-lessons.md §21), as are vault ids the
+ * config does not declare.
+ */
+export function parseSearchRequest(body: unknown, knownVaults: readonly string[]): SearchRequest {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ApiError('invalid_json', 'the request body must be a JSON object');
+  }
+  const fields: Record<string, unknown> = { ...body };
+  const unknown = Object.keys(fields).filter((key) => !(FIELDS as readonly string[]).includes(key));
+  if (unknown.length > 0) {
+    throw new ApiError(
+      'unknown_field',
+      `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => JSON.stringify(k)).join(', ')} (allowed: ${FIELDS.join(', ')})`,
+    );
+  }
+  const vaults = stringList(fields.vaults, 'vaults');
+  const missing = vaults?.filter((id) => !knownVaults.includes(id)) ?? [];
+  if (missing.length > 0) {
+    throw new ApiError(
+      'unknown_vault',
+      `unknown vault${missing.length > 1 ? 's' : ''} ${missing.map((id) => JSON.stringify(id)).join(', ')} (known: ${knownVaults.join(', ')})`,
+    );
+  }
+  return {
+    query: parseQuery(fields.query),
+    top: parseTop(fields.top),
+    vaults,
+    namespaces: stringList(fields.namespaces, 'namespaces'),
+    hybrid: boolean(fields.hybrid, 'hybrid', SEARCH_DEFAULTS.hybrid),
+    mmr: boolean(fields.mmr, 'mmr', SEARCH_DEFAULTS.mmr),
+    mmrLambda: parseLambda(fields.mmr_lambda),
+  };
+}
+
+function parseQuery(value: unknown): string {
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new ApiError('invalid_field', 'query: must be a non-empty string');
+  }
+  return value;
+}
+
+function parseTop(value: unknown): number {
+  if (value === undefined) return SEARCH_DEFAULTS.top;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < TOP_MIN || value > TOP_MAX) {
+    throw new ApiError('invalid_field', `top: must be an integer from ${TOP_MIN} to ${TOP_MAX}`);
+  }
+  return value;
+}
+
+function parseLambda(value: unknown): number {
+  if (value === undefined) return SEARCH_DEFAULTS.mmrLambda;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1) {
+    throw new ApiError('invalid_field', 'mmr_lambda: must be a number from 0 to 1');
+  }
+  return value;
+}
+
+function boolean(value: unknown, field: string, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') throw new ApiError('invalid_field', `${field}: must be true or false`);
+  return value;
+}
+
+/** An absent list is no restriction; an empty one would match nothing and is refused as a likely mistake. */
+function stringList(value: unknown, field: string): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.length === 0 || !value.every((item) => typeof item === 'string')) {
+    throw new ApiError('invalid_field', `${field}: must be a non-empty list of strings`);
+  }
+  return [...new Set(value.map(String))];
+}

@@ -1,0 +1,136 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  BodyTooLargeError,
+  type Handler,
+  matchRoute,
+  type RouteTable,
+  readBody,
+  sendJson,
+  sendJsonAndClose,
+} from '@notegate/auth/http';
+import type { ResidentModel } from '../embed/resident-model.js';
+import { RagError } from '../errors/rag-error.js';
+import { type SearchHit, searchSnapshot } from '../search/hybrid-search.js';
+import type { SnapshotSource } from '../snapshot/snapshot-source.js';
+import { ApiError } from './api-errors.js';
+import { healthBody } from './health.js';
+import { allowedHostnames, screenRequest } from './request-screen.js';
+import { parseSearchRequest } from './search-request.js';
+
+/** decisions.md (Retrieval): request bodies over 64 KiB get 413. */
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+export interface SearchServerDeps {
+  readonly model: ResidentModel;
+  readonly modelId: string;
+  readonly snapshots: SnapshotSource;
+  readonly indexPath: string;
+  /** Vault ids of the config: the only ones a request may name, and the default search scope. */
+  readonly vaults: readonly string[];
+  /** The address the server binds to (allowed in `Host` besides loopback names). */
+  readonly bindHost: string;
+  /** Where failures are written with their details (stderr). */
+  readonly log: (line: string) => void;
+}
+
+/** The composition root of `notegate-rag serve`: routes, screening, and error translation. */
+export function createSearchServer(deps: SearchServerDeps): Server {
+  const hostnames = allowedHostnames(deps.bindHost);
+  const routes: RouteTable = new Map<string, Record<string, Handler>>([
+    ['/health', { GET: (_req, res) => health(res, deps) }],
+    ['/search', { POST: (req, res) => search(req, res, deps) }],
+  ]);
+  return createServer((req, res) => {
+    void handle(req, res).catch((err: unknown) => {
+      if (err instanceof BodyTooLargeError) return sendJsonAndClose(res, 413, new ApiError('body_too_large').body);
+      const failure = err instanceof ApiError ? err : new ApiError('search_failed');
+      if (failure.status >= 500) deps.log(`${req.method} ${req.url}: ${describe(err)}`);
+      if (!res.headersSent) sendJson(res, failure.status, failure.body);
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const refused = screenRequest({ host: req.headers.host, origin: req.headers.origin }, hostnames);
+    if (refused) return sendJsonAndClose(res, 403, new ApiError(refused).body);
+    const route = matchRoute(routes, req.method, req.url);
+    if (route.kind === 'not_found') throw new ApiError('not_found');
+    if (route.kind === 'method_not_allowed') {
+      return sendJsonAndClose(res, 405, new ApiError('method_not_allowed', `allowed: ${route.allow}`).body, {
+        Allow: route.allow,
+      });
+    }
+    await route.handler(req, res);
+  }
+}
+
+function health(res: ServerResponse, deps: SearchServerDeps): void {
+  deps.snapshots.check();
+  const { status, body } = healthBody({
+    modelId: deps.modelId,
+    model: deps.model.state,
+    index: deps.snapshots.current,
+    stale: deps.snapshots.stale,
+    indexPath: deps.indexPath,
+    configuredVaults: deps.vaults,
+  });
+  sendJson(res, status, body, { 'Cache-Control': 'no-store' });
+}
+
+async function search(req: IncomingMessage, res: ServerResponse, deps: SearchServerDeps): Promise<void> {
+  const raw = await readBody(req, BODY_LIMIT_BYTES);
+  const request = parseSearchRequest(parseJson(raw), deps.vaults);
+  deps.snapshots.check();
+  let queryVector: Float32Array;
+  try {
+    queryVector = await deps.model.embedQuery(request.query);
+  } catch (err) {
+    deps.log(`model: ${describe(err)}`);
+    throw new ApiError('model_unavailable');
+  }
+  // From here to the response nothing awaits: the snapshot cannot be swapped under this request.
+  const state = deps.snapshots.current;
+  if (state.kind !== 'ready') {
+    deps.log(`search refused: index ${state.kind}${'reason' in state ? `: ${state.reason}` : ''}`);
+    throw new ApiError('index_unavailable');
+  }
+  const result = searchSnapshot(state.snapshot, queryVector, {
+    query: request.query,
+    top: request.top,
+    vaults: request.vaults ?? deps.vaults,
+    namespaces: request.namespaces,
+    hybrid: request.hybrid,
+    mmr: request.mmr,
+    mmrLambda: request.mmrLambda,
+  });
+  sendJson(res, 200, { hits: result.hits.map(hitJson) }, { 'X-Notegate-Lexical': result.lexicalPath });
+}
+
+function parseJson(raw: Buffer): unknown {
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new ApiError('invalid_json', 'the request body is not valid JSON');
+  }
+}
+
+/** decisions.md hit fields, plus the component ranks (rag-lessons.md §6). */
+function hitJson(hit: SearchHit): Record<string, unknown> {
+  return {
+    vault: hit.vault,
+    path: hit.path,
+    namespace: hit.namespace,
+    title: hit.title,
+    heading: hit.heading,
+    line_start: hit.lineStart,
+    line_end: hit.lineEnd,
+    text: hit.text,
+    score: hit.score,
+    dense_rank: hit.denseRank ?? null,
+    lexical_rank: hit.lexicalRank ?? null,
+  };
+}
+
+function describe(err: unknown): string {
+  if (err instanceof RagError) return `${err.code}: ${err.message}`;
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
+}

@@ -1,0 +1,19 @@
+import type { ScoredRow } from './top-k.js';
+import type { RowRange, VectorSearch } from './vector-scan.js';
+
+/**
+ * The vector leg: exact top-`count` by cosine similarity among the rows that
+ * pass the filter. The filter is applied before the cut because the scan only
+ * visits the filter's row ranges (rag-lessons.md §1).
+ */
+export function denseLeg(
+  vectors: VectorSearch,
+  queryVector: Float32Array,
+  count: number,
+  ranges: readonly RowRange[],
+): ScoredRow[] {
+  if (queryVector.length !== vectors.matrix.dimension) {
+    throw new Error(`query vector has ${queryVector.length} dimensions, the index ${vectors.matrix.dimension}`);
+  }
+  return vectors.topK(queryVector, count, ranges);
+}

@@ -1,0 +1,99 @@
+/**
+ * Just enough of the WebAssembly binary format (core spec §5, SIMD proposal
+ * opcodes) to write small numeric kernels by hand, readably, without a
+ * toolchain. Each helper returns the bytes of one instruction or section.
+ */
+
+export type Bytes = readonly number[];
+
+export const VALUE_TYPE = { i32: 0x7f, f32: 0x7d, v128: 0x7b } as const;
+
+/** Unsigned LEB128 (§5.2.2). */
+export function uleb(value: number): number[] {
+  const out: number[] = [];
+  let rest = value >>> 0;
+  do {
+    let byte = rest & 0x7f;
+    rest >>>= 7;
+    if (rest !== 0) byte |= 0x80;
+    out.push(byte);
+  } while (rest !== 0);
+  return out;
+}
+
+/** Signed LEB128 for i32 constants (§5.2.2). */
+export function sleb(value: number): number[] {
+  const out: number[] = [];
+  let rest = value | 0;
+  for (;;) {
+    const byte = rest & 0x7f;
+    rest >>= 7;
+    const done = (rest === 0 && (byte & 0x40) === 0) || (rest === -1 && (byte & 0x40) !== 0);
+    out.push(done ? byte : byte | 0x80);
+    if (done) return out;
+  }
+}
+
+const vector = (items: readonly Bytes[]): number[] => [...uleb(items.length), ...items.flat()];
+const name = (text: string): number[] => vector([...Buffer.from(text, 'utf8')].map((byte) => [byte]));
+const section = (id: number, content: Bytes): number[] => [id, ...uleb(content.length), ...content];
+
+/** Instructions (§5.4), named as in the text format. */
+export const op = {
+  block: [0x02, 0x40],
+  loop: [0x03, 0x40],
+  end: [0x0b],
+  br: (depth: number) => [0x0c, ...uleb(depth)],
+  brIf: (depth: number) => [0x0d, ...uleb(depth)],
+  localGet: (index: number) => [0x20, ...uleb(index)],
+  localSet: (index: number) => [0x21, ...uleb(index)],
+  i32Const: (value: number) => [0x41, ...sleb(value)],
+  i32Add: [0x6a],
+  i32Shl: [0x74],
+  i32GeU: [0x4f],
+  f32Add: [0x92],
+  /** memarg: alignment as a power of two, then the offset. */
+  i32Store: [0x36, 2, 0],
+  f32Store: [0x38, 2, 0],
+  // SIMD (prefix 0xfd, then the opcode as LEB128).
+  v128Load: (offset: number) => [0xfd, ...uleb(0x00), 4, ...uleb(offset)],
+  v128Zero: [0xfd, ...uleb(0x0c), ...new Array<number>(16).fill(0)],
+  i32x4ExtractLane: (lane: number) => [0xfd, ...uleb(0x1b), lane],
+  f32x4ExtractLane: (lane: number) => [0xfd, ...uleb(0x1f), lane],
+  i16x8ExtendLowI8x16S: [0xfd, ...uleb(0x87)],
+  i16x8ExtendHighI8x16S: [0xfd, ...uleb(0x88)],
+  i32x4Add: [0xfd, ...uleb(0xae)],
+  i32x4DotI16x8S: [0xfd, ...uleb(0xba)],
+  f32x4Add: [0xfd, ...uleb(0xe4)],
+  f32x4Mul: [0xfd, ...uleb(0xe6)],
+} as const;
+
+export interface FunctionDefinition {
+  readonly exportName: string;
+  readonly params: readonly number[];
+  /** Extra locals as [count, type] runs; they are numbered after the parameters. */
+  readonly locals: readonly (readonly [number, number])[];
+  readonly body: readonly Bytes[];
+}
+
+/**
+ * A module that imports its memory as `env.memory` (so the host sizes and
+ * fills it) and exports the given functions, none of which returns a value.
+ */
+export function encodeModule(functions: readonly FunctionDefinition[]): Uint8Array {
+  const types = functions.map((fn) => [0x60, ...vector(fn.params.map((type) => [type])), ...vector([])]);
+  const memoryImport = [...name('env'), ...name('memory'), 0x02, 0x00, ...uleb(1)];
+  const exports = functions.map((fn, index) => [...name(fn.exportName), 0x00, ...uleb(index)]);
+  const bodies = functions.map((fn) => {
+    const code = [...vector(fn.locals.map(([count, type]) => [...uleb(count), type])), ...fn.body.flat(), ...op.end];
+    return [...uleb(code.length), ...code];
+  });
+  return new Uint8Array([
+    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
+    ...section(1, vector(types)),
+    ...section(2, vector([memoryImport])),
+    ...section(3, vector(functions.map((_, index) => uleb(index)))),
+    ...section(7, vector(exports)),
+    ...section(10, vector(bodies)),
+  ]);
+}

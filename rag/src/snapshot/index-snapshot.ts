@@ -1,0 +1,210 @@
+import { existsSync } from 'node:fs';
+import type Database from 'better-sqlite3';
+import type { ModelSpec } from '../config/models.js';
+import { RagError } from '../errors/rag-error.js';
+import type { ChunkText } from '../search/containment-score.js';
+import { Int8VectorSearch } from '../search/int8-scan.js';
+import { COLUMN_WEIGHTS } from '../search/lexical-weights.js';
+import { exactScan, type RowRange, rangesFor, type VectorSearch } from '../search/vector-scan.js';
+import { type IndexMeta, readIndexMeta } from '../store/index-meta.js';
+import { loadVectorMatrixCooperatively, type VectorMatrix } from '../store/load-vectors.js';
+import { openDatabase } from '../store/open-database.js';
+import { asRow, num, text } from '../store/rows.js';
+import { SCHEMA_VERSION } from '../store/schema.js';
+import { type HitRow, readHitRows } from './hit-rows.js';
+
+/** Memory-mapped reads: the FTS index of 100k chunks is hundreds of MB, read through the page cache. */
+const MMAP_BYTES = 4 * 1024 ** 3;
+
+export interface VaultCounts {
+  readonly vault: string;
+  readonly files: number;
+  readonly chunks: number;
+}
+
+/** A vault and namespace filter over one snapshot. */
+export interface SnapshotFilter {
+  readonly ranges: readonly RowRange[];
+  accepts(chunkId: number): boolean;
+}
+
+/**
+ * One consistent state of the index: a connection that holds a read
+ * transaction open (WAL keeps that state readable while `index` commits),
+ * and the vectors loaded inside the same transaction. Every read of a request
+ * goes through one snapshot, so a request never mixes two states and never
+ * sees a file half-updated.
+ */
+export class IndexSnapshot {
+  private readonly rowOfChunk = new Map<number, number>();
+  private readonly statements: {
+    readonly matches: Database.Statement;
+    readonly matchIds: Database.Statement;
+    readonly texts: Database.Statement;
+  };
+
+  private constructor(
+    private readonly db: Database.Database,
+    readonly meta: IndexMeta,
+    readonly vectors: VectorSearch,
+    readonly vaults: readonly VaultCounts[],
+    readonly loadedAtMs: number,
+    readonly loadDurationMs: number,
+  ) {
+    const { chunkIds } = vectors.matrix;
+    for (let row = 0; row < chunkIds.length; row += 1) this.rowOfChunk.set(chunkIds[row] ?? 0, row);
+    const { title, heading, body } = COLUMN_WEIGHTS;
+    this.statements = {
+      matches: db.prepare(
+        `SELECT rowid AS id, bm25(chunks_fts, ${title}, ${heading}, ${body}) AS score FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?`,
+      ),
+      matchIds: db.prepare('SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?').pluck(),
+      texts: db.prepare(
+        'SELECT id, title, heading, body FROM chunks WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id',
+      ),
+    };
+  }
+
+  /**
+   * Opens the index at `file` and loads it, yielding to the event loop while
+   * the vectors load. Refuses an index of another format or model.
+   */
+  static async open(file: string, model: ModelSpec, clock: () => number): Promise<IndexSnapshot> {
+    if (!existsSync(file)) throw new RagError('ERR_INDEX_MISSING', `no index at ${file}; run 'notegate-rag index'`);
+    const startedAtMs = clock();
+    const db = openDatabase(file, { reader: true });
+    try {
+      db.pragma(`mmap_size = ${MMAP_BYTES}`);
+      // The snapshot is taken by the first read after BEGIN and held until close().
+      db.exec('BEGIN');
+      const meta = checkedMeta(db, file, model);
+      const matrix = await loadVectorMatrixCooperatively(db, meta.dimension);
+      const vectors = await fastestSearch(matrix);
+      return new IndexSnapshot(db, meta, vectors, vaultCounts(db), clock(), clock() - startedAtMs);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+  }
+
+  get files(): number {
+    return this.vaults.reduce((sum, v) => sum + v.files, 0);
+  }
+
+  get chunks(): number {
+    return this.vaults.reduce((sum, v) => sum + v.chunks, 0);
+  }
+
+  filter(vaults: readonly string[] | undefined, namespaces: readonly string[] | undefined): SnapshotFilter {
+    const { matrix } = this.vectors;
+    const ranges = rangesFor(matrix, vaults, namespaces);
+    return {
+      ranges,
+      accepts: (chunkId) => {
+        const row = this.rowOfChunk.get(chunkId);
+        if (row === undefined) return false;
+        return ranges.some(([start, end]) => row >= start && row < end);
+      },
+    };
+  }
+
+  /** The matrix row of a chunk; a chunk missing from its own snapshot is a broken index. */
+  rowOf(chunkId: number): number {
+    const row = this.rowOfChunk.get(chunkId);
+    if (row === undefined) throw new RagError('ERR_INDEX_SCHEMA', `chunk ${chunkId} has no vector in the index`);
+    return row;
+  }
+
+  ftsMatches(expression: string, limit: number): { chunkId: number; bm25: number }[] {
+    return this.statements.matches.all(expression, limit).map((value) => {
+      const row = asRow(value);
+      return { chunkId: num(row, 'id'), bm25: num(row, 'score') };
+    });
+  }
+
+  ftsMatchIds(expression: string, limit: number): number[] {
+    return this.statements.matchIds.all(expression, limit).map(Number);
+  }
+
+  /** LIKE scan for text under one trigram, scoped to the filter's rows (chunk ids of its partitions). */
+  substringMatches(needle: string, limit: number, filter: SnapshotFilter): number[] {
+    const pattern = `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const matches =
+      "(title LIKE @pattern ESCAPE '\\' OR heading LIKE @pattern ESCAPE '\\' OR body LIKE @pattern ESCAPE '\\')";
+    const covered = filter.ranges.reduce((sum, [start, end]) => sum + end - start, 0);
+    const scoped = covered === this.vectors.matrix.count ? '' : 'id IN (SELECT value FROM json_each(@ids)) AND';
+    const ids = scoped === '' ? '[]' : JSON.stringify(this.filteredChunkIds(filter));
+    return this.db
+      .prepare(`SELECT id FROM chunks WHERE ${scoped} ${matches} ORDER BY id LIMIT @limit`)
+      .pluck()
+      .all(scoped === '' ? { pattern, limit } : { pattern, limit, ids })
+      .map(Number);
+  }
+
+  texts(chunkIds: readonly number[]): ChunkText[] {
+    return this.statements.texts.all(JSON.stringify(chunkIds)).map((value) => {
+      const row = asRow(value);
+      return {
+        chunkId: num(row, 'id'),
+        title: text(row, 'title'),
+        heading: text(row, 'heading'),
+        body: text(row, 'body'),
+      };
+    });
+  }
+
+  /** The rows of the hits, in the order asked; throws when one is missing (never a silently shorter list). */
+  hitRows(chunkIds: readonly number[]): HitRow[] {
+    return readHitRows(this.db, chunkIds);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  private filteredChunkIds(filter: SnapshotFilter): number[] {
+    const { chunkIds } = this.vectors.matrix;
+    return filter.ranges.flatMap(([start, end]) => Array.from(chunkIds.subarray(start, end)));
+  }
+}
+
+function checkedMeta(db: Database.Database, file: string, model: ModelSpec): IndexMeta {
+  const version = Number(db.pragma('user_version', { simple: true }));
+  if (version !== SCHEMA_VERSION) {
+    throw new RagError(
+      'ERR_INDEX_SCHEMA',
+      version === 0
+        ? `${file} is not a notegate index (or it is still being created); run 'notegate-rag index'`
+        : `index ${file} has format version ${version}, this version reads ${SCHEMA_VERSION}; run 'notegate-rag index --rebuild'`,
+    );
+  }
+  const meta = readIndexMeta(db);
+  if (meta.modelId !== model.id || meta.dimension !== model.dimension) {
+    throw new RagError(
+      'ERR_INDEX_MODEL_MISMATCH',
+      `index ${file} was built with ${meta.modelId} (${meta.dimension} dimensions) but the config names ${model.id}; run 'notegate-rag index --rebuild', then restart serve`,
+    );
+  }
+  return meta;
+}
+
+/** The WebAssembly int8 scan where it runs (Node 20 has SIMD); the plain scan otherwise (`--jitless`, odd dimensions). */
+async function fastestSearch(matrix: VectorMatrix): Promise<VectorSearch> {
+  try {
+    return await Int8VectorSearch.build(matrix);
+  } catch {
+    return exactScan(matrix);
+  }
+}
+
+function vaultCounts(db: Database.Database): VaultCounts[] {
+  return db
+    .prepare(
+      'SELECT vault, count(*) AS files, coalesce(sum(chunk_count), 0) AS chunks FROM files GROUP BY vault ORDER BY vault',
+    )
+    .all()
+    .map((value) => {
+      const row = asRow(value);
+      return { vault: text(row, 'vault'), files: num(row, 'files'), chunks: num(row, 'chunks') };
+    });
+}

@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { serverAddress } from '../../src/cli/server-address.js';
+import { loadEnvironment } from '../../src/config/environment.js';
+import { spawnNode } from '../../test-support/child.js';
+import { tempDir, workspace } from '../../test-support/fixtures.js';
+import { cliPath, standinModelCache } from '../../test-support/shared.js';
+
+const NONE = { port: undefined, host: undefined };
+
+function environmentIn(cwd: string, env: Record<string, string>) {
+  return loadEnvironment({ cwd, env, platform: 'linux', homeDir: '/home/ada' });
+}
+
+describe('serve address precedence', () => {
+  it('takes --port, then NOTEGATE_SERVER_PORT, then 8765; the same for the host', (t) => {
+    const cwd = tempDir(t);
+    const bare = environmentIn(cwd, {});
+    assert.deepEqual(serverAddress(NONE, bare), { host: '127.0.0.1', port: 8765 });
+    const env = environmentIn(cwd, { NOTEGATE_SERVER_PORT: '9001', NOTEGATE_SERVER_HOST: '::1' });
+    assert.deepEqual(serverAddress(NONE, env), { host: '::1', port: 9001 });
+    assert.deepEqual(serverAddress({ port: '0', host: 'localhost' }, env), { host: 'localhost', port: 0 });
+  });
+
+  it('reads .env in the working directory, and the real environment wins over it', (t) => {
+    const cwd = tempDir(t);
+    writeFileSync(path.join(cwd, '.env'), 'NOTEGATE_SERVER_PORT=9100\nNOTEGATE_SERVER_HOST=127.0.0.2\n');
+    assert.deepEqual(serverAddress(NONE, environmentIn(cwd, {})), { host: '127.0.0.2', port: 9100 });
+    assert.deepEqual(serverAddress(NONE, environmentIn(cwd, { NOTEGATE_SERVER_PORT: '9200' })), {
+      host: '127.0.0.2',
+      port: 9200,
+    });
+  });
+
+  it('refuses an unparseable port, naming where it came from, and never falls back', (t) => {
+    const cwd = tempDir(t);
+    const bad = environmentIn(cwd, { NOTEGATE_SERVER_PORT: '87x65' });
+    assert.throws(() => serverAddress(NONE, bad), {
+      name: 'UsageError',
+      message: /^NOTEGATE_SERVER_PORT: '87x65' is not an integer \(allowed: 0 to 65535\)$/,
+    });
+    // A valid flag wins before the bad variable is looked at; a bad flag is named as the flag.
+    assert.equal(serverAddress({ port: '1234', host: undefined }, bad).port, 1234);
+    assert.throws(() => serverAddress({ port: '70000', host: undefined }, bad), {
+      message: /^--port: 70000 is out of range/,
+    });
+  });
+});
+
+describe('notegate-rag serve (process)', () => {
+  it('lists every option with its default under --help', () => {
+    const result = spawnSync(process.execPath, [cliPath(), 'serve', '--help'], { encoding: 'utf8' });
+    assert.equal(result.status, 0);
+    for (const option of [
+      /--config PATH .*\(default: rag\/vaults\.json under the repository root\)/,
+      /--port PORT .*\(default: NOTEGATE_SERVER_PORT, else 8765\)/,
+      /--host ADDRESS .*\(default: NOTEGATE_SERVER_HOST, else 127\.0\.0\.1\)/,
+      /--help/,
+    ]) {
+      assert.match(result.stdout, option);
+    }
+  });
+
+  it('exits 2 on an unparseable port from .env, naming the variable', (t) => {
+    const ws = workspace(t, { v: { 'a.md': '# A\n' } });
+    writeFileSync(path.join(ws.root, '.env'), 'NOTEGATE_SERVER_PORT=eighty\n');
+    const result = spawnSync(process.execPath, [cliPath(), 'serve', '--config', ws.configPath], {
+      cwd: ws.root,
+      env: { PATH: process.env.PATH, HOME: ws.home },
+      encoding: 'utf8',
+    });
+    assert.equal(result.status, 2);
+    assert.match(result.stderr, /^notegate-rag serve: NOTEGATE_SERVER_PORT: 'eighty' is not an integer/);
+    assert.equal(result.stdout, '');
+  });
+
+  it('prints one listening line, serves /health, and stops on SIGTERM', async (t) => {
+    const ws = workspace(t, { v: { 'a.md': '# A\n\nAlpha.\n' } });
+    const env = { PATH: process.env.PATH, HOME: ws.home, NOTEGATE_MODEL_CACHE: standinModelCache() };
+    const child = spawnNode(t, cliPath(), ['serve', '--config', ws.configPath, '--port', '0'], env);
+    const line = await child.waitForLine(/^listening on /);
+    const url = new URL(line.replace('listening on ', ''));
+    assert.equal(url.hostname, '127.0.0.1');
+    const health = await fetch(new URL('/health', url));
+    const body = (await health.json()) as { index: { state: string } };
+    // No index yet: the server runs and says so.
+    assert.equal(health.status, 503);
+    assert.equal(body.index.state, 'missing');
+    child.process.kill('SIGTERM');
+    assert.equal(await child.exited(), 0);
+    assert.deepEqual(child.lines, [line]);
+  });
+});

@@ -1,0 +1,236 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { ResidentModel } from '../../src/embed/resident-model.js';
+import { workspace } from '../../test-support/fixtures.js';
+import { hitsOf, startSearchServer } from '../../test-support/serve.js';
+
+const NOTES = {
+  'de/strassen.md': '# Straßen\n\nDie Hauptstraße führt zum Bahnhof. Verkehrsberuhigung am Wochenende.\n',
+  'zh/db.md': '# 数据\n\n分布式数据库系统的设计与实现。\n',
+  'ops/keys.md':
+    '# Keys\n\n## Rotation\n\nRotate the signing keys every ninety days.\n\n## Storage\n\nKeys live in the vault.\n',
+  'readme.md': '# Readme\n\nAlpha release notes for DEC-0054.\n',
+};
+
+const HIT_FIELDS = [
+  'vault',
+  'path',
+  'namespace',
+  'title',
+  'heading',
+  'line_start',
+  'line_end',
+  'text',
+  'score',
+  'dense_rank',
+  'lexical_rank',
+];
+
+describe('notegate-rag serve HTTP API', () => {
+  it('answers /health with readiness, freshness, tokenizer, backend and per-vault counts', async (t) => {
+    const ws = workspace(t, { notes: NOTES });
+    const server = await startSearchServer(t, ws);
+    const reply = await server.request({ path: '/health' });
+    assert.equal(reply.status, 200);
+    assert.deepEqual(reply.headers['cache-control'], 'no-store');
+    const body = reply.body as Record<string, unknown> & { index: Record<string, unknown> };
+    assert.equal(body.status, 'ok');
+    assert.equal(body.model, ws.config.model.id);
+    assert.equal(body.files, 4);
+    assert.equal(body.chunks, 4);
+    assert.equal(body.model_state, 'ready');
+    assert.equal(body.index.fts_tokenizer, 'trigram');
+    assert.equal(body.index.vector_backend, 'wasm-simd-int8+exact-rescore');
+    assert.equal(body.index.complete, true);
+    assert.equal(body.index.schema_version, 1);
+    assert.match(String(body.index.last_indexed_at), /^\d{4}-\d\d-\d\dT/);
+    assert.deepEqual(body.vaults, [{ id: 'notes', configured: true, files: 4, chunks: 4 }]);
+  });
+
+  it('returns hits with exactly the documented fields, filtered by namespace, and [] when nothing passes the filter', async (t) => {
+    const ws = workspace(t, { notes: NOTES });
+    const server = await startSearchServer(t, ws);
+    const hits = hitsOf(await server.search({ query: 'signing keys', top: 3, namespaces: ['ops'] }));
+    assert.ok(hits.length > 0);
+    for (const hit of hits) {
+      assert.deepEqual(Object.keys(hit), HIT_FIELDS);
+      assert.equal(hit.namespace, 'ops');
+    }
+    assert.deepEqual(
+      hits.map((h) => [h.path, h.title, h.vault, h.heading, h.line_start, h.lexical_rank]),
+      [['ops/keys.md', 'Keys', 'notes', 'Rotation', 5, 1]],
+    );
+    assert.deepEqual(hitsOf(await server.search({ query: 'keys', namespaces: ['nowhere'] })), []);
+    const dense = hitsOf(await server.search({ query: 'keys', hybrid: false, top: 50 }));
+    assert.equal(dense.length, 4);
+    assert.ok(dense.every((h) => h.lexical_rank === null && typeof h.dense_rank === 'number'));
+    const diverse = hitsOf(await server.search({ query: 'keys', mmr: true, mmr_lambda: 0.5, top: 4 }));
+    assert.equal(diverse.length, 4);
+  });
+
+  it('finds German and CJK substrings through the trigram index, and CJK words under three characters', async (t) => {
+    const ws = workspace(t, { notes: NOTES });
+    const server = await startSearchServer(t, ws);
+    const top = async (query: string) => {
+      const reply = await server.search({ query, top: 5 });
+      const first = hitsOf(reply).find((h) => h.lexical_rank === 1);
+      return [first?.path, reply.headers['x-notegate-lexical']];
+    };
+    assert.deepEqual(await top('straße'), ['de/strassen.md', 'phrase']);
+    assert.deepEqual(await top('beruhigung'), ['de/strassen.md', 'phrase']);
+    assert.deepEqual(await top('数据库'), ['zh/db.md', 'phrase']);
+    assert.deepEqual(await top('数据'), ['zh/db.md', 'substring']);
+    assert.deepEqual(await top('DEC-0054'), ['readme.md', 'phrase']);
+  });
+
+  it('in the unicode61 fallback mode, records the mode and ORs the terms', async (t) => {
+    const ws = workspace(t, { notes: NOTES });
+    const server = await startSearchServer(t, ws, { ftsTokenizer: 'unicode61' });
+    const health = (await server.request({ path: '/health' })).body as { index: { fts_tokenizer: string } };
+    assert.equal(health.index.fts_tokenizer, 'unicode61');
+    const hits = hitsOf(await server.search({ query: 'bahnhof ninety', top: 10 }));
+    const lexical = hits.filter((h) => h.lexical_rank !== null).map((h) => h.path);
+    assert.deepEqual(lexical.sort(), ['de/strassen.md', 'ops/keys.md']);
+  });
+
+  it('refuses bad requests with stable codes: 400, 403, 404, 405, 413', async (t) => {
+    const ws = workspace(t, { notes: NOTES });
+    const server = await startSearchServer(t, ws);
+    const post = (body: string, headers: Record<string, string> = {}) =>
+      server.request({ method: 'POST', path: '/search', body, headers });
+    const cases: [Promise<{ status: number; body: unknown }>, number, string, RegExp][] = [
+      [post('{"query": "x",'), 400, 'invalid_json', /not valid JSON/],
+      [post('{"query": "x", "collection": "ops"}'), 400, 'unknown_field', /"collection"/],
+      [post('{"query": "x", "vaults": ["ops"]}'), 400, 'unknown_vault', /"ops" \(known: notes\)/],
+      [post('{"query": ""}'), 400, 'invalid_field', /^query:/],
+      [post('{"query": "x", "top": 51}'), 400, 'invalid_field', /^top:/],
+      [post(JSON.stringify({ query: 'x'.repeat(70_000) })), 413, 'body_too_large', /65536 bytes/],
+      [post('{"query": "x"}', { Host: 'evil.example' }), 403, 'forbidden_host', /Host/],
+      [post('{"query": "x"}', { Origin: 'https://evil.example' }), 403, 'forbidden_origin', /Origin/],
+      [server.request({ path: '/nope' }), 404, 'not_found', /no such endpoint/],
+      [server.request({ path: '/search' }), 405, 'method_not_allowed', /POST/],
+    ];
+    for (const [reply, status, error, message] of cases) {
+      const { status: actual, body } = await reply;
+      assert.equal(actual, status, `${error}: ${JSON.stringify(body)}`);
+      const parsed = body as { error: string; message: string };
+      assert.deepEqual(Object.keys(parsed), ['error', 'message']);
+      assert.equal(parsed.error, error);
+      assert.match(parsed.message, message);
+    }
+    const allowed = await server.request({ method: 'DELETE', path: '/health' });
+    assert.equal(allowed.headers.allow, 'GET');
+  });
+
+  it('keeps a tiny vault findable beside a large near-duplicate vault when filtered (filters before top-k)', async (t) => {
+    const big = Object.fromEntries(
+      Array.from({ length: 60 }, (_, i) => [
+        `n${i}.md`,
+        `# Quarterly budget review ${i}\n\nQuarterly budget review.\n`,
+      ]),
+    );
+    const tiny = {
+      'a.md': `# Finance\n\n${'Unrelated words about planning. '.repeat(20)}The quarterly budget review is on Monday.\n`,
+      'b.md': `# Notes\n\n${'Some other long text here. '.repeat(20)}Quarterly budget review moved.\n`,
+    };
+    const ws = workspace(t, { big, tiny });
+    const server = await startSearchServer(t, ws);
+    const unfiltered = hitsOf(await server.search({ query: 'quarterly budget review', top: 50 }));
+    assert.ok(unfiltered.filter((h) => h.lexical_rank !== null).every((h) => h.vault === 'big'));
+    for (const hybrid of [true, false]) {
+      const hits = hitsOf(await server.search({ query: 'quarterly budget review', top: 8, vaults: ['tiny'], hybrid }));
+      assert.deepEqual(hits.map((h) => h.path).sort(), ['a.md', 'b.md'], `hybrid ${hybrid}`);
+      if (hybrid) assert.ok(hits.every((h) => typeof h.lexical_rank === 'number'));
+    }
+  });
+
+  it('answers 500 with a fixed message, never an empty list, when the index is missing, damaged, or the model failed', async (t) => {
+    const missing = workspace(t, { notes: NOTES });
+    const noIndex = await startSearchServer(t, missing, { index: false });
+    const refused = await noIndex.search({ query: 'keys' });
+    assert.deepEqual(refused, {
+      status: 500,
+      headers: refused.headers,
+      body: { error: 'index_unavailable', message: 'the index is not available; GET /health says why' },
+    });
+    const health = await noIndex.request({ path: '/health' });
+    assert.equal(health.status, 503);
+    assert.deepEqual((health.body as { status: string; index: { state: string } }).status, 'degraded');
+    assert.match(JSON.stringify(health.body), /no index at .*run 'notegate-rag index'/);
+
+    const damaged = workspace(t, { notes: NOTES });
+    const server = await startSearchServer(t, damaged);
+    assert.equal((await server.search({ query: 'keys' })).status, 200);
+    const Database = (await import('better-sqlite3')).default;
+    const raw = new Database(damaged.config.indexPath);
+    raw.pragma('foreign_keys = OFF');
+    raw.exec('DELETE FROM files');
+    raw.close();
+    server.snapshots.check();
+    await server.snapshots.settled();
+    const broken = await server.search({ query: 'keys' });
+    assert.equal(broken.status, 500);
+    assert.deepEqual(broken.body, {
+      error: 'search_failed',
+      message: 'the search failed; the server log has the details',
+    });
+    assert.match(server.logs.join('\n'), /is missing from the index snapshot/);
+
+    const noModel = await startSearchServer(t, workspace(t, { notes: NOTES }), {
+      model: new ResidentModel(() => Promise.reject(new Error('weights not in the cache'))),
+    });
+    const failed = await noModel.search({ query: 'keys' });
+    assert.equal(failed.status, 500);
+    assert.equal((failed.body as { error: string }).error, 'model_unavailable');
+    const modelHealth = (await noModel.request({ path: '/health' })).body as Record<string, unknown>;
+    assert.deepEqual(
+      [modelHealth.status, modelHealth.model_state, modelHealth.model_error],
+      ['degraded', 'failed', 'weights not in the cache'],
+    );
+  });
+
+  it('answers 500 for a file that is not a database, and reports an unfinished rebuild as degraded', async (t) => {
+    const garbage = workspace(t, { notes: NOTES });
+    mkdirSync(path.dirname(garbage.config.indexPath), { recursive: true });
+    writeFileSync(garbage.config.indexPath, Buffer.alloc(8192, 0x5a));
+    const server = await startSearchServer(t, garbage, { index: false });
+    const reply = await server.search({ query: 'keys' });
+    assert.deepEqual([reply.status, (reply.body as { error: string }).error], [500, 'index_unavailable']);
+    const health = (await server.request({ path: '/health' })).body as {
+      status: string;
+      index: Record<string, unknown>;
+    };
+    assert.deepEqual([health.status, health.index.state], ['degraded', 'failed']);
+    assert.match(String(health.index.error), /not a database/);
+
+    const unfinished = workspace(t, { notes: NOTES });
+    const running = await startSearchServer(t, unfinished);
+    const Database = (await import('better-sqlite3')).default;
+    const raw = new Database(unfinished.config.indexPath);
+    raw.exec("DELETE FROM meta WHERE key = 'last_indexed_at_ms'");
+    raw.close();
+    running.snapshots.check();
+    await running.snapshots.settled();
+    const degraded = await running.request({ path: '/health' });
+    const body = degraded.body as { status: string; index: Record<string, unknown> };
+    assert.deepEqual(
+      [degraded.status, body.status, body.index.complete, body.index.last_indexed_at],
+      [503, 'degraded', false, null],
+    );
+    // Searching an incomplete index still works: it holds what was committed.
+    assert.equal((await running.search({ query: 'keys' })).status, 200);
+  });
+
+  it('says starting while the model loads', async (t) => {
+    const ws = workspace(t, { notes: NOTES });
+    const server = await startSearchServer(t, ws, { model: new ResidentModel(() => new Promise(() => {})) });
+    const reply = await server.request({ path: '/health' });
+    assert.equal(reply.status, 503);
+    assert.deepEqual(
+      [(reply.body as Record<string, unknown>).status, (reply.body as Record<string, unknown>).model_state],
+      ['starting', 'loading'],
+    );
+  });
+});

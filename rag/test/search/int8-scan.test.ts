@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { instantiateDotI8 } from '../../src/search/dot-kernel.js';
+import { Int8VectorSearch } from '../../src/search/int8-scan.js';
+import { exactScan, rangesFor } from '../../src/search/vector-scan.js';
+import { encodeModule, op, VALUE_TYPE } from '../../src/search/wasm-encoding.js';
+import type { VectorMatrix } from '../../src/store/load-vectors.js';
+
+function seeded(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+function unit(random: () => number, dimension: number, around?: Float32Array, noise = 1): Float32Array {
+  const v = new Float32Array(dimension);
+  for (let j = 0; j < dimension; j += 1) v[j] = (around?.[j] ?? 0) + noise * (random() - 0.5);
+  const norm = Math.hypot(...v);
+  return v.map((x) => x / norm);
+}
+
+/** Rows in vaults a (tiny), b (large), namespaces n0/n1, grouped as the loader groups them. */
+function matrixOf(vectors: readonly Float32Array[], vaultOf: (i: number) => string, dimension: number): VectorMatrix {
+  const rows = vectors
+    .map((v, i) => ({ v, id: i + 1, vault: vaultOf(i), namespace: `n${i % 2}` }))
+    .sort((a, b) => a.vault.localeCompare(b.vault) || a.namespace.localeCompare(b.namespace) || a.id - b.id);
+  const data = new Float32Array(rows.length * dimension);
+  rows.forEach((r, i) => {
+    data.set(r.v, i * dimension);
+  });
+  const vaultNames = [...new Set(rows.map((r) => r.vault))];
+  const namespaceNames = [...new Set(rows.map((r) => r.namespace))];
+  const partitions: { vault: string; namespace: string; start: number; end: number }[] = [];
+  rows.forEach((r, i) => {
+    const last = partitions[partitions.length - 1];
+    if (last && last.vault === r.vault && last.namespace === r.namespace) last.end = i + 1;
+    else partitions.push({ vault: r.vault, namespace: r.namespace, start: i, end: i + 1 });
+  });
+  return {
+    dimension,
+    count: rows.length,
+    data,
+    chunkIds: Float64Array.from(rows.map((r) => r.id)),
+    vaultCodes: Uint16Array.from(rows.map((r) => vaultNames.indexOf(r.vault))),
+    namespaceCodes: Uint16Array.from(rows.map((r) => namespaceNames.indexOf(r.namespace))),
+    vaultNames,
+    namespaceNames,
+    partitions,
+  };
+}
+
+describe('int8 WebAssembly scan with exact rescoring', () => {
+  it('the hand-written kernel computes exact integer dot products', () => {
+    const dimension = 64;
+    const count = 5;
+    const memory = new WebAssembly.Memory({ initial: 1 });
+    const dot = instantiateDotI8(memory);
+    const query = new Int16Array(memory.buffer, 0, dimension);
+    const out = new Int32Array(memory.buffer, 256, count);
+    const rows = new Int8Array(memory.buffer, 512, count * dimension);
+    const random = seeded(3);
+    for (let j = 0; j < dimension; j += 1) query[j] = Math.round((random() - 0.5) * 32_766);
+    for (let i = 0; i < rows.length; i += 1) rows[i] = Math.round((random() - 0.5) * 254);
+    rows.fill(127, 0, dimension);
+    query.fill(16_383);
+    dot(0, 512, count, dimension, 256);
+    for (let r = 0; r < count; r += 1) {
+      let expected = 0;
+      for (let j = 0; j < dimension; j += 1) expected += (query[j] ?? 0) * (rows[r * dimension + j] ?? 0);
+      assert.equal(out[r], expected, `row ${r}`);
+    }
+  });
+
+  it('the module encoder emits a valid module (a function storing a constant)', () => {
+    const bytes = encodeModule([
+      {
+        exportName: 'put',
+        params: [VALUE_TYPE.i32],
+        locals: [],
+        body: [op.localGet(0), op.i32Const(-123456), op.i32Store],
+      },
+    ]);
+    const memory = new WebAssembly.Memory({ initial: 1 });
+    const put = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports.put;
+    assert.equal(typeof put, 'function');
+    if (typeof put === 'function') put(8);
+    assert.equal(new Int32Array(memory.buffer, 8, 1)[0], -123456);
+  });
+
+  for (const [label, build] of [
+    ['random unit vectors', (random: () => number, d: number) => Array.from({ length: 3000 }, () => unit(random, d))],
+    [
+      'clusters of near-duplicates and exact duplicates',
+      (random: () => number, d: number) => {
+        const centers = Array.from({ length: 6 }, () => unit(random, d));
+        return Array.from({ length: 3000 }, (_, i) =>
+          i % 10 === 0 ? (centers[0] ?? unit(random, d)) : unit(random, d, centers[i % 6], 0.05),
+        );
+      },
+    ],
+  ] as const) {
+    it(`returns exactly the plain scan's top k, filtered or not, on ${label}`, async () => {
+      const dimension = 384;
+      const random = seeded(label.length);
+      const vectors = build(random, dimension);
+      const matrix = matrixOf(vectors, (i) => (i % 50 === 0 ? 'a' : 'b'), dimension);
+      const fast = await Int8VectorSearch.build(matrix);
+      const plain = exactScan(matrix);
+      const filters = [
+        rangesFor(matrix, undefined, undefined),
+        rangesFor(matrix, ['a'], undefined),
+        rangesFor(matrix, ['b'], ['n1']),
+        [],
+      ];
+      for (let q = 0; q < 40; q += 1) {
+        const query = q % 4 === 0 ? (vectors[q] ?? unit(random, dimension)) : unit(random, dimension);
+        for (const ranges of filters) {
+          for (const k of [1, 8, 50, 200]) {
+            assert.deepEqual(fast.topK(query, k, ranges), plain.topK(query, k, ranges), `query ${q}, k ${k}`);
+          }
+        }
+      }
+    });
+  }
+
+  it('copes with an all-zero query and an empty matrix', async () => {
+    const dimension = 32;
+    const random = seeded(9);
+    const matrix = matrixOf([unit(random, dimension), unit(random, dimension)], () => 'a', dimension);
+    const fast = await Int8VectorSearch.build(matrix);
+    const zero = new Float32Array(dimension);
+    const all = rangesFor(matrix, undefined, undefined);
+    assert.deepEqual(fast.topK(zero, 2, all), exactScan(matrix).topK(zero, 2, all));
+    const empty = await Int8VectorSearch.build(matrixOf([], () => 'a', dimension));
+    assert.deepEqual(empty.topK(zero, 5, []), []);
+  });
+
+  it('refuses a dimension the kernel cannot step through', async () => {
+    const random = seeded(1);
+    await assert.rejects(Int8VectorSearch.build(matrixOf([unit(random, 40)], () => 'a', 40)), /multiple of 32/);
+  });
+});
