@@ -1,0 +1,163 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AuditLog } from '../../src/audit/audit-log.js';
+import type { RunningAuthz } from '../../src/authz/authz-server.js';
+import { startAuthz } from '../../src/authz/authz-server.js';
+import { closeServer, listen } from '../../src/http/listen.js';
+import { DevelopmentIdentityProvider } from '../../src/identity-provider/identity-provider.js';
+import { createNotesServer } from '../../src/mcp-server/notes-server.js';
+import { parsePolicy } from '../../src/policy/policy-file.js';
+import { WorkloadApiBundleSource } from '../../src/spiffe/bundles/workload-api-bundle-source.js';
+import { parseWorkloadApiAddress } from '../../src/spiffe/workload-api/address.js';
+import { WorkloadApiClient } from '../../src/spiffe/workload-api/client.js';
+import { CountingProxy } from './counting-proxy.js';
+import { freePort } from './notes-server-fixture.js';
+import { WORKLOADS } from './provider-fixtures.js';
+
+/** Something that runs cleanups later: a TestContext, or a `Cleanups` for suite-level stacks. */
+export interface Registrar {
+  after(fn: () => unknown): void;
+}
+
+/** Cleanups registered in a `before` hook and run, last first, in the matching `after` hook. */
+export class Cleanups implements Registrar {
+  readonly #fns: (() => unknown)[] = [];
+
+  after(fn: () => unknown): void {
+    this.#fns.push(fn);
+  }
+
+  async run(): Promise<void> {
+    for (const fn of this.#fns.reverse()) await fn();
+  }
+}
+
+export interface StackNotesServer {
+  readonly name: string;
+  readonly resource: string;
+  readonly notesDir: string;
+  readonly auditLines: string[];
+}
+
+/**
+ * The whole deployment on loopback, as the demo runs it: the development identity provider (real unix
+ * sockets), notegate authz reading JWT bundles from its Workload API, and two notes servers (notes-a:
+ * notes:read + notes:write for the agent; notes-b: notes:read). The issuer URL is a counting proxy in
+ * front of authz, so tests can prove the agent never reached it.
+ */
+export interface AgentStack {
+  readonly provider: DevelopmentIdentityProvider;
+  /** `unix:///…/agent.sock`: the agent's Workload API. */
+  readonly workloadApi: string;
+  /** The issuer (the counting proxy in front of authz). */
+  readonly issuer: string;
+  readonly issuerProxy: CountingProxy;
+  readonly authz: RunningAuthz;
+  readonly authzAudit: string[];
+  readonly notesA: StackNotesServer;
+  readonly notesB: StackNotesServer;
+  /** A Workload API client as the agent workload, closed with the registrar. */
+  agentSvidSource(registrar: Registrar): WorkloadApiClient;
+}
+
+export async function startAgentStack(registrar: Registrar): Promise<AgentStack> {
+  const dir = await mkdtemp(join(tmpdir(), 'notegate-agent-stack-'));
+  registrar.after(() => rm(dir, { recursive: true, force: true }));
+  const provider = await DevelopmentIdentityProvider.start({
+    config: WORKLOADS,
+    socketDir: join(dir, 'sockets'),
+    svidTtlS: 300,
+    keyType: 'ec-p256',
+  });
+  registrar.after(() => provider.stop());
+  const authzClient = socketClient(registrar, provider.socketPath('authz'));
+  const bundles = new WorkloadApiBundleSource({ client: authzClient, backoff: { initialMs: 10, maxMs: 50 } }).start();
+  registrar.after(() => bundles.close());
+  await bundles.ready(5_000);
+
+  const [portA, portB] = [await freePort(), await freePort()];
+  const resourceA = `http://127.0.0.1:${portA}/mcp`;
+  const resourceB = `http://127.0.0.1:${portB}/mcp`;
+  let authzUrl = new URL('http://127.0.0.1:1');
+  const issuerProxy = await CountingProxy.start(() => authzUrl);
+  registrar.after(() => issuerProxy.close());
+  const issuer = issuerProxy.url.origin;
+  const authzAudit: string[] = [];
+  const authz = await startAuthz({
+    issuer,
+    policy: parsePolicy(policyYaml(resourceA, resourceB), 'agent stack policy'),
+    bundles,
+    replayMode: 'reject',
+    maxSvidLifetimeS: 300,
+    host: '127.0.0.1',
+    port: 0,
+    audit: new AuditLog((line) => authzAudit.push(line)),
+  });
+  registrar.after(() => authz.close());
+  authzUrl = authz.url;
+  const jwksUri = new URL('/jwks.json', authz.url).href;
+  const notesA = await startNotes(registrar, 'notes-a', resourceA, portA, issuer, jwksUri, dir);
+  const notesB = await startNotes(registrar, 'notes-b', resourceB, portB, issuer, jwksUri, dir);
+  return {
+    provider,
+    workloadApi: `unix://${provider.socketPath('agent')}`,
+    issuer,
+    issuerProxy,
+    authz,
+    authzAudit,
+    notesA,
+    notesB,
+    agentSvidSource: (r) => socketClient(r, provider.socketPath('agent')),
+  };
+}
+
+function policyYaml(resourceA: string, resourceB: string): string {
+  return `trust_domain: example.org
+grants:
+  - spiffe_id: spiffe://example.org/agent
+    resources:
+      - resource: ${resourceA}
+        scopes: [notes:read, notes:write]
+      - resource: ${resourceB}
+        scopes: [notes:read]
+`;
+}
+
+async function startNotes(
+  registrar: Registrar,
+  name: string,
+  resource: string,
+  port: number,
+  issuer: string,
+  jwksUri: string,
+  dir: string,
+): Promise<StackNotesServer> {
+  const auditLines: string[] = [];
+  const notesDir = join(dir, name);
+  const notes = await createNotesServer({
+    name,
+    resource: new URL(resource),
+    issuer,
+    jwksUri,
+    notesDir,
+    audit: new AuditLog((line) => auditLines.push(line)),
+  });
+  await listen(notes.server, '127.0.0.1', port);
+  registrar.after(async () => {
+    await notes.close();
+    await closeServer(notes.server);
+  });
+  return { name, resource, notesDir, auditLines };
+}
+
+function socketClient(registrar: Registrar, socketPath: string): WorkloadApiClient {
+  const client = new WorkloadApiClient({
+    address: parseWorkloadApiAddress(`unix://${socketPath}`, 'test'),
+    callTimeoutMs: 2_000,
+    retry: { initialMs: 5, maxMs: 20, maxAttempts: 2 },
+    reconnectBackoff: { initialMs: 10, maxMs: 50 },
+  });
+  registrar.after(() => client.close());
+  return client;
+}
