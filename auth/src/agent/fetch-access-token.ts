@@ -10,7 +10,7 @@ import type { JwtSvidSource } from './fetch-svid.js';
 import { fetchSvidFor } from './fetch-svid.js';
 import type { AgentHttp } from './http-exchange.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './http-exchange.js';
-import { IssuerAllowlist, normalizeIdentifier } from './issuer-allowlist.js';
+import { IssuerAllowlist, requireIdentifier } from './issuer-allowlist.js';
 import type { ProtectedResourceMetadata } from './protected-resource-metadata.js';
 import { readProtectedResourceMetadata } from './protected-resource-metadata.js';
 import type { AccessTokenCache } from './token-cache.js';
@@ -46,13 +46,14 @@ export interface FetchAccessTokenOptions {
  */
 export async function fetchAccessToken(options: FetchAccessTokenOptions): Promise<AccessToken> {
   const allowlist = IssuerAllowlist.parse(options.trustedIssuers, 'trustedIssuers');
-  const resource = checkedResource(options.resource);
+  const resource = requireIdentifier(options.resource, 'resource');
+  const requestedScope = options.scope === undefined ? undefined : requireScope(options.scope, 'scope');
   const clock = options.clock ?? systemClock;
   const http: AgentHttp = { fetch: options.fetch ?? fetch, timeoutMs: options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS };
 
   const metadata = await readProtectedResourceMetadata(resource, options.resourceMetadataUrl, http);
   const issuer = selectIssuer(metadata, allowlist, options.audit);
-  const scope = scopeToRequest(options.scope, metadata);
+  const scope = requestedScope ?? supportedScopes(metadata);
   const key = { resource: metadata.resource, issuer, scope };
   const cached = options.cache?.get(key);
   if (cached) return cached;
@@ -99,23 +100,19 @@ function selectIssuer(metadata: ProtectedResourceMetadata, allowlist: IssuerAllo
   return issuer;
 }
 
-/** The requested scopes, or MCP's default (2025-11-25 "Scope selection"): all of scopes_supported. */
-function scopeToRequest(requested: string | undefined, metadata: ProtectedResourceMetadata): string {
-  if (requested !== undefined) {
-    if (parseScopeParameter(requested) === null) {
-      throw new UsageError(`scope: '${requested}' is not space-separated RFC 6749 scope tokens`);
-    }
-    return requested;
+/** `scope` when it is scope tokens separated by single spaces (RFC 6749 §3.3); otherwise a UsageError. */
+export function requireScope(scope: string, source: string): string {
+  if (parseScopeParameter(scope) === null) {
+    throw new UsageError(`${source}: '${scope}' is not RFC 6749 scope tokens separated by single spaces`);
   }
+  return scope;
+}
+
+/** MCP's default when no scope is requested (2025-11-25 "Scope selection"): all of scopes_supported. */
+function supportedScopes(metadata: ProtectedResourceMetadata): string {
   const supported = metadata.scopesSupported ?? [];
   if (supported.length === 0 || parseScopeParameter(supported.join(' ')) === null) {
     throw new UsageError(`scope: ${metadata.resource} lists no usable scopes_supported; name the scopes to request`);
   }
   return supported.join(' ');
-}
-
-function checkedResource(resource: string): string {
-  const result = normalizeIdentifier(resource);
-  if (!result.ok) throw new UsageError(`resource: '${resource}' ${result.problem} (expected an http(s) URL)`);
-  return resource;
 }

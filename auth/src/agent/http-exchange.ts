@@ -33,11 +33,7 @@ export async function exchange(step: AgentStep, url: URL, init: RequestInit, htt
       redirect: 'manual',
       signal: AbortSignal.timeout(http.timeoutMs),
     });
-    if (response.status >= 300 && response.status < 400) {
-      await response.body?.cancel();
-      const location = response.headers.get('location') ?? '(no Location)';
-      throw transportFailed(step, 'redirect_refused', `${what} answered ${response.status} to ${quoted(location)}`);
-    }
+    await refuseRedirect(step, what, response);
     const text = await readBoundedText(response, MAX_RESPONSE_BYTES);
     if (text === null) {
       throw transportFailed(step, 'response_too_large', `${what} answered more than ${MAX_RESPONSE_BYTES} bytes`);
@@ -48,8 +44,16 @@ export async function exchange(step: AgentStep, url: URL, init: RequestInit, htt
   }
 }
 
+/** Redirects are never followed: a 3xx answer fails the step (its body is discarded). */
+export async function refuseRedirect(step: AgentStep, what: string, response: Response): Promise<void> {
+  if (response.status < 300 || response.status >= 400) return;
+  await response.body?.cancel();
+  const location = response.headers.get('location') ?? '(no Location)';
+  throw transportFailed(step, 'redirect_refused', `${what} answered ${response.status} to ${quoted(location)}`);
+}
+
 /** Maps what fetch throws (timeouts, refused connections) to a transport failure naming the request. */
-export function asTransportError(step: AgentStep, what: string, err: unknown, timeoutMs: number): Error {
+function asTransportError(step: AgentStep, what: string, err: unknown, timeoutMs: number): Error {
   if (err instanceof AgentError) return err;
   if (err instanceof Error && err.name === 'TimeoutError') {
     return transportFailed(step, 'timeout', `${what} got no complete answer within ${timeoutMs} ms`);

@@ -47,6 +47,13 @@ function fail(problem: string): IdentifierResult {
   return { ok: false, problem };
 }
 
+/** `value` when it is a usable identifier; otherwise a UsageError naming `source` (a flag or option). */
+export function requireIdentifier(value: string, source: string): string {
+  const result = normalizeIdentifier(value);
+  if (!result.ok) throw new UsageError(`${source}: '${value}' ${result.problem} (expected an http(s) URL)`);
+  return value;
+}
+
 /** Whether two identifiers are the same after `normalizeIdentifier`; an unusable one equals nothing. */
 export function sameIdentifier(a: string, b: string): boolean {
   const left = normalizeIdentifier(a);
@@ -68,13 +75,11 @@ export class IssuerAllowlist {
   /** Validates every entry once; `source` names the flag or option for the error. */
   static parse(values: readonly string[], source: string): IssuerAllowlist {
     if (values.length === 0) throw new UsageError(`${source}: at least one trusted issuer is required`);
-    const normalized = new Set<string>();
-    for (const value of values) {
-      const result = normalizeIdentifier(value);
-      if (!result.ok) throw new UsageError(`${source}: '${value}' ${result.problem} (expected an http(s) issuer URL)`);
-      normalized.add(result.value);
-    }
-    return new IssuerAllowlist([...values], normalized);
+    const normalized = values.map((value) => {
+      const result = normalizeIdentifier(requireIdentifier(value, source));
+      return result.ok ? result.value : value;
+    });
+    return new IssuerAllowlist([...values], new Set(normalized));
   }
 
   isTrusted(issuer: string): boolean {

@@ -1,7 +1,7 @@
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { AgentError } from './agent-errors.js';
-import { DEFAULT_REQUEST_TIMEOUT_MS } from './http-exchange.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, refuseRedirect } from './http-exchange.js';
 import { sameIdentifier } from './issuer-allowlist.js';
 import type { RecordedRefusal } from './mcp-failure.js';
 import { mcpFailure } from './mcp-failure.js';
@@ -45,7 +45,7 @@ export async function callMcpServer(options: McpCallOptions): Promise<McpCallRes
     fetch: onlyTo(target, options.fetch ?? fetch, (refusal) => {
       lastRefusal = refusal;
     }),
-    requestInit: { redirect: 'error' },
+    requestInit: { redirect: 'manual' },
     onInsufficientScope: 'throw',
   });
   const client = new Client(AGENT_CLIENT_INFO, {
@@ -69,16 +69,18 @@ export async function callMcpServer(options: McpCallOptions): Promise<McpCallRes
 }
 
 /**
- * A fetch that sends only to `resource` (the token's audience) and records every HTTP error answer,
- * so a refusal can be reported with its status, challenge and body.
+ * A fetch that sends only to `resource` (the token's audience), refuses redirects (the SDK passes
+ * `redirect: 'manual'` through) and records every HTTP error answer, so a refusal can be reported with
+ * its status, challenge and body.
  */
-function onlyTo(resource: string, base: FetchLike, record: (refusal: RecordedRefusal) => void): FetchLike {
+export function onlyTo(resource: string, base: FetchLike, record: (refusal: RecordedRefusal) => void): FetchLike {
   return async (url, init) => {
     const href = typeof url === 'string' ? url : url.href;
     if (!sameIdentifier(href, resource)) {
       throw new AgentError('mcp_call', 'token_destination_refused', 'failure', `refused to send the token to ${href}`);
     }
     const response = await base(url, init);
+    await refuseRedirect('mcp_call', `${init?.method ?? 'GET'} ${href}`, response);
     if (response.status >= 400) {
       record({
         status: response.status,

@@ -1,6 +1,6 @@
 import { AGENT_EXIT, AgentError, EXIT_CODE_TABLE, quoted } from '../agent/agent-errors.js';
-import { fetchAccessToken } from '../agent/fetch-access-token.js';
-import { sameIdentifier } from '../agent/issuer-allowlist.js';
+import { fetchAccessToken, requireScope } from '../agent/fetch-access-token.js';
+import { requireIdentifier, sameIdentifier } from '../agent/issuer-allowlist.js';
 import type { McpOperation } from '../agent/mcp-call.js';
 import { callMcpServer } from '../agent/mcp-call.js';
 import { replayToken } from '../agent/replay-token.js';
@@ -11,7 +11,7 @@ import { WorkloadApiClient } from '../spiffe/workload-api/client.js';
 import type { Command, CommandIo } from './command.js';
 import { processIo } from './command.js';
 import type { ParsedOptions } from './options.js';
-import { openAgentAudit, parseIdentifierFlag, parseScopeFlag, parseTokenFlags, tokenOptions } from './token-options.js';
+import { openAgentAudit, parseTokenFlags, tokenOptions } from './token-options.js';
 
 const options = {
   ...tokenOptions,
@@ -120,7 +120,7 @@ function parseAgentFlags(values: ParsedOptions<AgentOptions>) {
   const operation = parseOperation(values.tool, values.arguments);
   const stealToken = values['steal-token'];
   if (stealToken !== undefined) {
-    parseIdentifierFlag('--steal-token', stealToken);
+    requireIdentifier(stealToken, '--steal-token');
     if (sameIdentifier(stealToken, token.resource)) {
       throw new UsageError('--steal-token: name another server than --resource (the token is valid there)');
     }
@@ -145,7 +145,7 @@ function parseOperation(tool: string | undefined, args: string): McpOperation {
 
 /** The agent's default is least privilege: the scope the tool needs; the tool list takes the library default. */
 function defaultScope(scope: string | undefined, operation: McpOperation): string | undefined {
-  if (scope !== undefined) return parseScopeFlag(scope);
+  if (scope !== undefined) return requireScope(scope, '--scope');
   if (operation.kind === 'list_tools') return undefined;
   const needed = scopeForTool(operation.name);
   if (needed === undefined) {

@@ -1,5 +1,5 @@
 import { EXIT_CODE_TABLE } from '../agent/agent-errors.js';
-import { fetchAccessToken } from '../agent/fetch-access-token.js';
+import { fetchAccessToken, requireScope } from '../agent/fetch-access-token.js';
 import { AccessTokenCache } from '../agent/token-cache.js';
 import { UsageError } from '../errors/usage-error.js';
 import { WorkloadApiClient } from '../spiffe/workload-api/client.js';
@@ -7,7 +7,7 @@ import { runWrapper } from '../stdio-wrapper/run-wrapper.js';
 import type { Command, CommandIo } from './command.js';
 import { processIo } from './command.js';
 import type { ParsedOptions } from './options.js';
-import { openAgentAudit, parseScopeFlag, parseTokenFlags, tokenOptions } from './token-options.js';
+import { openAgentAudit, parseTokenFlags, tokenOptions } from './token-options.js';
 import { parseInteger } from './values.js';
 
 /** Ours: replace the token once two minutes (of the spec's five) are left; retries then have two minutes. */
@@ -103,7 +103,7 @@ function parseWrapperFlags(values: ParsedOptions<WrapperOptions>, rest: readonly
   if (exportTokenEnv === tokenFileEnv) throw new UsageError('--export-token-env must differ from --token-file-env');
   return {
     token,
-    scope: values.scope === undefined ? undefined : parseScopeFlag(values.scope),
+    scope: values.scope === undefined ? undefined : requireScope(values.scope, '--scope'),
     wrapper: {
       command,
       args,

@@ -1,7 +1,5 @@
-import { IssuerAllowlist, normalizeIdentifier } from '../agent/issuer-allowlist.js';
+import { IssuerAllowlist, requireIdentifier } from '../agent/issuer-allowlist.js';
 import { AuditLog, fileSink, stderrSink } from '../audit/audit-log.js';
-import { UsageError } from '../errors/usage-error.js';
-import { parseScopeParameter } from '../oauth/scope.js';
 import type { WorkloadApiAddress } from '../spiffe/workload-api/address.js';
 import { resolveWorkloadApiAddress } from '../spiffe/workload-api/address.js';
 import type { ParsedOptions } from './options.js';
@@ -58,7 +56,7 @@ export interface TokenFlags {
 export function parseTokenFlags(values: ParsedOptions<typeof tokenOptions>, env: NodeJS.ProcessEnv): TokenFlags {
   const trustedIssuers = IssuerAllowlist.parse(values['trusted-issuer'], '--trusted-issuer').entries;
   return {
-    resource: parseIdentifierFlag('--resource', values.resource),
+    resource: requireIdentifier(values.resource, '--resource'),
     trustedIssuers,
     workloadApi: resolveWorkloadApiAddress({
       explicit: values['workload-api'],
@@ -68,20 +66,6 @@ export function parseTokenFlags(values: ParsedOptions<typeof tokenOptions>, env:
     timeoutMs: parseInteger('--timeout', values.timeout, 1, MAX_TIMEOUT_S) * 1000,
     auditPath: values['audit-log'],
   };
-}
-
-/** An http(s) identifier without userinfo, query or fragment (RFC 8707 §2, RFC 8414 §2). */
-export function parseIdentifierFlag(flag: string, value: string): string {
-  const result = normalizeIdentifier(value);
-  if (!result.ok) throw new UsageError(`${flag}: '${value}' ${result.problem} (expected an http(s) URL)`);
-  return value;
-}
-
-export function parseScopeFlag(value: string): string {
-  if (parseScopeParameter(value) === null) {
-    throw new UsageError(`--scope: '${value}' is not scope tokens separated by single spaces (RFC 6749 §3.3)`);
-  }
-  return value;
 }
 
 /** The agent's audit log: a file (--audit-log) or stderr, as the spec says for every component. */
