@@ -42,8 +42,9 @@ export interface StackNotesServer {
 
 /**
  * The whole deployment on loopback, as the demo runs it: the development identity provider (real unix
- * sockets), notegate authz reading JWT bundles from its Workload API, and two notes servers (notes-a:
- * notes:read + notes:write for the agent; notes-b: notes:read). The issuer URL is a counting proxy in
+ * sockets), notegate authz reading JWT bundles from its Workload API, and notes servers (notes-a:
+ * notes:read + notes:write for the agent; notes-b: notes:read; notes-c: notes:read, but it cannot fetch
+ * its key set). The issuer URL is a counting proxy in
  * front of authz, so tests can prove the agent never reached it.
  */
 export interface AgentStack {
@@ -57,6 +58,8 @@ export interface AgentStack {
   readonly authzAudit: string[];
   readonly notesA: StackNotesServer;
   readonly notesB: StackNotesServer;
+  /** Misconfigured: its key set URL answers 404, so every token is refused with 401 invalid_token. */
+  readonly notesC: StackNotesServer;
   /** A Workload API client as the agent workload, closed with the registrar. */
   agentSvidSource(registrar: Registrar): WorkloadApiClient;
 }
@@ -76,9 +79,9 @@ export async function startAgentStack(registrar: Registrar): Promise<AgentStack>
   registrar.after(() => bundles.close());
   await bundles.ready(5_000);
 
-  const [portA, portB] = [await freePort(), await freePort()];
-  const resourceA = `http://127.0.0.1:${portA}/mcp`;
-  const resourceB = `http://127.0.0.1:${portB}/mcp`;
+  const [portA, portB, portC] = [await freePort(), await freePort(), await freePort()];
+  const resourceOf = (port: number) => `http://127.0.0.1:${port}/mcp`;
+  const [resourceA, resourceB, resourceC] = [resourceOf(portA), resourceOf(portB), resourceOf(portC)];
   let authzUrl = new URL('http://127.0.0.1:1');
   const issuerProxy = await CountingProxy.start(() => authzUrl);
   registrar.after(() => issuerProxy.close());
@@ -86,7 +89,7 @@ export async function startAgentStack(registrar: Registrar): Promise<AgentStack>
   const authzAudit: string[] = [];
   const authz = await startAuthz({
     issuer,
-    policy: parsePolicy(policyYaml(resourceA, resourceB), 'agent stack policy'),
+    policy: parsePolicy(policyYaml(resourceA, resourceB, resourceC), 'agent stack policy'),
     bundles,
     replayMode: 'reject',
     maxSvidLifetimeS: 300,
@@ -99,6 +102,8 @@ export async function startAgentStack(registrar: Registrar): Promise<AgentStack>
   const jwksUri = new URL('/jwks.json', authz.url).href;
   const notesA = await startNotes(registrar, 'notes-a', resourceA, portA, issuer, jwksUri, dir);
   const notesB = await startNotes(registrar, 'notes-b', resourceB, portB, issuer, jwksUri, dir);
+  const missingKeys = new URL('/no-such-key-set.json', authz.url).href;
+  const notesC = await startNotes(registrar, 'notes-c', resourceC, portC, issuer, missingKeys, dir);
   return {
     provider,
     workloadApi: `unix://${provider.socketPath('agent')}`,
@@ -108,11 +113,12 @@ export async function startAgentStack(registrar: Registrar): Promise<AgentStack>
     authzAudit,
     notesA,
     notesB,
+    notesC,
     agentSvidSource: (r) => socketClient(r, provider.socketPath('agent')),
   };
 }
 
-function policyYaml(resourceA: string, resourceB: string): string {
+function policyYaml(resourceA: string, resourceB: string, resourceC: string): string {
   return `trust_domain: example.org
 grants:
   - spiffe_id: spiffe://example.org/agent
@@ -120,6 +126,8 @@ grants:
       - resource: ${resourceA}
         scopes: [notes:read, notes:write]
       - resource: ${resourceB}
+        scopes: [notes:read]
+      - resource: ${resourceC}
         scopes: [notes:read]
 `;
 }

@@ -2,6 +2,7 @@ import { execFile, spawn } from 'node:child_process';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import type { CommandIo } from '../../src/cli/command.js';
 import { waitFor } from './wait-for.js';
 
 export const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
@@ -39,4 +40,18 @@ export async function startNotegate(t: TestContext, args: readonly string[], env
   });
   await waitFor('the listening line', () => output.stdout.includes('\n'), 10_000);
   return { child, output };
+}
+
+/** A CommandIo that keeps what a command prints, for running commands in this process. */
+export function capturedIo() {
+  const output = { stdout: '', stderr: '' };
+  const io: CommandIo = {
+    stdout: (text) => {
+      output.stdout += text;
+    },
+    stderr: (text) => {
+      output.stderr += text;
+    },
+  };
+  return { io, output };
 }
