@@ -32,16 +32,13 @@ export const AGENT_EXIT = {
   replayAccepted: 6,
 } as const;
 
-/** The exit code table, as `--help` and the README print it. */
-export const EXIT_CODE_TABLE = [
-  `${AGENT_EXIT.ok}  success`,
-  `${AGENT_EXIT.failure}  other failure (for example the tool reported an error)`,
+/** The failure classes as `--help` and the README print them (shared by the agent and the wrapper). */
+export const FAILURE_CLASS_LINES = [
   `${AGENT_EXIT.usage}  bad option or value`,
-  `${AGENT_EXIT.refused}  refused: issuer_refused, resource or issuer mismatch in metadata, a token endpoint error (400/401), a 403 insufficient_scope or JSON-RPC refusal from the server`,
+  `${AGENT_EXIT.refused}  refused: issuer_refused, a resource or issuer mismatch in metadata, a token endpoint error (400/401), a 403 insufficient_scope or a JSON-RPC refusal from the server`,
   `${AGENT_EXIT.authentication}  authentication failed: no SVID from the Workload API, or the server answered 401`,
   `${AGENT_EXIT.transport}  transport: connection refused, timeout, redirect, HTTP 5xx or temporarily_unavailable, malformed metadata or responses`,
-  `${AGENT_EXIT.replayAccepted}  --steal-token: the other server accepted the replayed token`,
-].join('\n');
+];
 
 /** Longest piece of server-supplied text quoted in an error line. */
 const MAX_QUOTED_CHARS = 300;

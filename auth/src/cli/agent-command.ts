@@ -1,4 +1,4 @@
-import { AGENT_EXIT, AgentError, EXIT_CODE_TABLE, quoted } from '../agent/agent-errors.js';
+import { AGENT_EXIT, AgentError, FAILURE_CLASS_LINES, quoted } from '../agent/agent-errors.js';
 import { fetchAccessToken, requireScope } from '../agent/fetch-access-token.js';
 import { requireIdentifier, sameIdentifier } from '../agent/issuer-allowlist.js';
 import type { McpOperation } from '../agent/mcp-call.js';
@@ -11,10 +11,10 @@ import { WorkloadApiClient } from '../spiffe/workload-api/client.js';
 import type { Command, CommandIo } from './command.js';
 import { processIo } from './command.js';
 import type { ParsedOptions } from './options.js';
-import { openAgentAudit, parseTokenFlags, tokenOptions } from './token-options.js';
+import { openAgentAudit, parseTokenFlags, tokenRequestOptions, tokenTargetOptions } from './token-options.js';
 
 const options = {
-  ...tokenOptions,
+  ...tokenTargetOptions,
   scope: {
     type: 'string',
     valueName: '"A B"',
@@ -41,6 +41,7 @@ const options = {
       'After the call, replay the same token against the MCP server at URL (another resource) and report its answer; ' +
       'exit 0 when it refuses with 401.',
   },
+  ...tokenRequestOptions,
 } as const;
 
 type AgentOptions = typeof options;
@@ -55,7 +56,14 @@ export function agentCommand(io: CommandIo = processIo): Command<AgentOptions> {
       'JWT-SVID for it, gets an access token and calls the tool (or lists the tools) with the MCP SDK client.\n' +
       'Results: one JSON line on stdout (with --steal-token, a second line: the replay report).\n' +
       'Failures: one line on stderr, "<step>: <reason>: <detail>".\n\nExit codes:\n' +
-      EXIT_CODE_TABLE.replace(/^/gm, '  '),
+      [
+        `${AGENT_EXIT.ok}  success (with --steal-token: the other server refused the token with 401)`,
+        `${AGENT_EXIT.failure}  the tool reported an error, or --steal-token got another answer than 401`,
+        ...FAILURE_CLASS_LINES,
+        `${AGENT_EXIT.replayAccepted}  --steal-token: the other server accepted the replayed token`,
+      ]
+        .map((line) => `  ${line}`)
+        .join('\n'),
     options,
     async run({ options: values }) {
       const flags = parseAgentFlags(values);

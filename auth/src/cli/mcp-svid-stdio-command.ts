@@ -1,4 +1,4 @@
-import { EXIT_CODE_TABLE } from '../agent/agent-errors.js';
+import { AGENT_EXIT, FAILURE_CLASS_LINES } from '../agent/agent-errors.js';
 import { fetchAccessToken, requireScope } from '../agent/fetch-access-token.js';
 import { AccessTokenCache } from '../agent/token-cache.js';
 import { UsageError } from '../errors/usage-error.js';
@@ -7,7 +7,7 @@ import { runWrapper } from '../stdio-wrapper/run-wrapper.js';
 import type { Command, CommandIo } from './command.js';
 import { processIo } from './command.js';
 import type { ParsedOptions } from './options.js';
-import { openAgentAudit, parseTokenFlags, tokenOptions } from './token-options.js';
+import { openAgentAudit, parseTokenFlags, tokenRequestOptions, tokenTargetOptions } from './token-options.js';
 import { parseInteger } from './values.js';
 
 /** Ours: replace the token once two minutes (of the spec's five) are left; retries then have two minutes. */
@@ -16,7 +16,7 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const MAX_GRACE_PERIOD_S = 3_600;
 
 const options = {
-  ...tokenOptions,
+  ...tokenTargetOptions,
   scope: {
     type: 'string',
     valueName: '"A B"',
@@ -48,6 +48,7 @@ const options = {
     default: '10',
     description: `How long the child gets between SIGTERM and SIGKILL when the wrapper stops it, 0 to ${MAX_GRACE_PERIOD_S}.`,
   },
+  ...tokenRequestOptions,
 } as const;
 
 type WrapperOptions = typeof options;
@@ -63,9 +64,16 @@ export function mcpSvidStdioCommand(io: CommandIo = processIo): Command<WrapperO
       "backoff), forwards SIGINT/SIGTERM/SIGHUP and exits with the command's exit code (128+n after signal n).\n" +
       'If the token expires without a refresh, the file is deleted and the command stopped (SIGTERM, then\n' +
       'SIGKILL after the grace period). Messages go to stderr; stdout belongs to the command.\n\n' +
-      'Exit codes of the wrapper itself (before the command runs, or when the token expired):\n' +
-      EXIT_CODE_TABLE.replace(/^/gm, '  ') +
-      '\n  126  the command is not executable\n  127  the command was not found',
+      "Exit codes: the command's own once it ran (128+n after signal n). The wrapper's own, when the\n" +
+      'command could not start or was stopped because the token expired (the class of the last error):\n' +
+      [
+        `${AGENT_EXIT.failure}  other failure (for example the token file could not be written)`,
+        ...FAILURE_CLASS_LINES,
+        '126  the command is not executable',
+        '127  the command was not found',
+      ]
+        .map((line) => `  ${line}`)
+        .join('\n'),
     options,
     acceptsRest: true,
     async run({ options: values, rest }) {

@@ -5,8 +5,8 @@ import { resolveWorkloadApiAddress } from '../spiffe/workload-api/address.js';
 import type { ParsedOptions } from './options.js';
 import { parseInteger } from './values.js';
 
-/** The options `notegate agent` and `mcp-svid-stdio` share: how to get a token (decisions.md, agent). */
-export const tokenOptions = {
+/** The options `notegate agent` and `mcp-svid-stdio` share: which token, from where (decisions.md, agent). */
+export const tokenTargetOptions = {
   resource: {
     type: 'string',
     valueName: 'URL',
@@ -28,6 +28,10 @@ export const tokenOptions = {
     defaultText: 'SPIFFE_ENDPOINT_SOCKET',
     description: 'Workload API endpoint (unix:///path or tcp://IP:PORT) the JWT-SVID is fetched from.',
   },
+} as const;
+
+/** The shared options on how the token is fetched, listed last in help. */
+export const tokenRequestOptions = {
   timeout: {
     type: 'string',
     valueName: 'SECONDS',
@@ -53,7 +57,10 @@ export interface TokenFlags {
 }
 
 /** Validates the shared flags once, before anything is opened; every error names its flag. */
-export function parseTokenFlags(values: ParsedOptions<typeof tokenOptions>, env: NodeJS.ProcessEnv): TokenFlags {
+export function parseTokenFlags(
+  values: ParsedOptions<typeof tokenTargetOptions & typeof tokenRequestOptions>,
+  env: NodeJS.ProcessEnv,
+): TokenFlags {
   const trustedIssuers = IssuerAllowlist.parse(values['trusted-issuer'], '--trusted-issuer').entries;
   return {
     resource: requireIdentifier(values.resource, '--resource'),

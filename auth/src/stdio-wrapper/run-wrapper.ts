@@ -66,6 +66,9 @@ export async function runWrapper(config: WrapperConfig): Promise<number> {
     wakeOnSignal = () => resolve(undefined);
   });
   const tokenFile = await TokenFile.create(config.tokenFilePath);
+  // Last resort if the process dies on an unexpected error before the finally below runs.
+  const onExit = () => tokenFile.removeSync();
+  process.once('exit', onExit);
   try {
     const first = await Promise.race([config.fetchToken(), interrupted]);
     if (first === undefined) return exitCodeFor({ code: null, signal: received ?? null });
@@ -89,6 +92,7 @@ export async function runWrapper(config: WrapperConfig): Promise<number> {
   } finally {
     for (const signal of FORWARDED_SIGNALS) signals.off(signal, onSignal);
     await tokenFile.remove();
+    process.off('exit', onExit);
   }
 }
 

@@ -21,6 +21,9 @@ export class TokenFile {
   readonly path: string;
   /** The private directory this process created (and removes), when no path was given. */
   readonly #ownDir: string | undefined;
+  /** The write in progress: `remove()` waits for it, so a late rename cannot bring the file back. */
+  #writing: Promise<void> = Promise.resolve();
+  #removed = false;
 
   private constructor(path: string, ownDir: string | undefined) {
     this.path = path;
@@ -39,7 +42,15 @@ export class TokenFile {
     return new TokenFile(absolute, undefined);
   }
 
-  async write(token: string): Promise<void> {
+  /** Writes are queued one after the other; after `remove()` they fail. */
+  write(token: string): Promise<void> {
+    const next = this.#writing.then(() => this.#replace(token));
+    this.#writing = next.catch(() => undefined);
+    return next;
+  }
+
+  async #replace(token: string): Promise<void> {
+    if (this.#removed) throw new Error(`${this.path} was removed; not writing a token any more`);
     const temporary = join(dirname(this.path), `.${basename(this.path)}.${randomBytes(8).toString('hex')}.tmp`);
     const handle = await open(temporary, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, TOKEN_FILE_MODE);
     try {
@@ -58,12 +69,15 @@ export class TokenFile {
 
   /** Deletes the file (and the private directory with anything left in it); safe to call twice. */
   async remove(): Promise<void> {
+    this.#removed = true;
+    await this.#writing;
     await rm(this.path, { force: true });
     if (this.#ownDir !== undefined) await rm(this.#ownDir, { recursive: true, force: true });
   }
 
   /** The same, for a process `exit` handler, where nothing asynchronous runs any more. */
   removeSync(): void {
+    this.#removed = true;
     rmSync(this.path, { force: true });
     if (this.#ownDir !== undefined) rmSync(this.#ownDir, { recursive: true, force: true });
   }

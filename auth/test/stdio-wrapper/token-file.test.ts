@@ -115,6 +115,17 @@ describe('the token file', () => {
     file.removeSync();
   });
 
+  it('waits for a write in flight when removed, so the file does not come back, and refuses later writes', async (t) => {
+    const dir = await tempDir(t);
+    const file = await TokenFile.create(join(dir, 'token'));
+    const inFlight = file.write('late token').catch(() => 'refused');
+    await file.remove();
+    await inFlight;
+    assert.deepEqual(readdirSync(dir), []);
+    await assert.rejects(file.write('later'), /was removed/);
+    assert.deepEqual(readdirSync(dir), []);
+  });
+
   it('removes only the file when the path was given', async (t) => {
     const dir = await tempDir(t);
     const file = await TokenFile.create(join(dir, 'token'));
