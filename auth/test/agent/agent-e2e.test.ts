@@ -7,7 +7,8 @@ import { AccessTokenCache } from '../../src/agent/token-cache.js';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import type { WorkloadApiClient } from '../../src/spiffe/workload-api/client.js';
 import { rejectsAt } from '../support/agent-assertions.js';
-import { type AgentStack, Cleanups, startAgentStack } from '../support/agent-stack.js';
+import { type AgentStack, startAgentStack } from '../support/agent-stack.js';
+import { Cleanups } from '../support/cleanups.js';
 
 /**
  * The agent library against the real deployment on loopback: development identity provider (Workload

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { agentCommand } from '../../src/cli/agent-command.js';
 import { runCommand } from '../../src/cli/command.js';
-import { type AgentStack, Cleanups, startAgentStack } from '../support/agent-stack.js';
-import { capturedIo, runNotegate } from '../support/cli-process.js';
+import { type AgentStack, startAgentStack } from '../support/agent-stack.js';
+import { Cleanups } from '../support/cleanups.js';
+import { assertOptionsDocumented, capturedIo, runNotegate } from '../support/cli-process.js';
 import { freePort } from '../support/notes-server-fixture.js';
 
 /** The command in this process (for start-up errors, which happen before anything is opened). */
@@ -26,17 +27,15 @@ describe('notegate agent (a child process against the real deployment)', () => {
   });
   after(() => cleanups.run());
 
-  const agent = (resource: string, ...args: string[]) =>
-    runNotegate([
-      'agent',
-      '--resource',
-      resource,
-      '--trusted-issuer',
-      stack.issuer,
-      '--workload-api',
-      stack.workloadApi,
-      ...args,
-    ]);
+  const target = (resource: string) => [
+    '--resource',
+    resource,
+    '--trusted-issuer',
+    stack.issuer,
+    '--workload-api',
+    stack.workloadApi,
+  ];
+  const agent = (resource: string, ...args: string[]) => runNotegate(['agent', ...target(resource), ...args]);
 
   it('writes a note, then finds it, printing each tool result as JSON on stdout', async () => {
     const write = await agent(
@@ -150,14 +149,6 @@ describe('notegate agent (a child process against the real deployment)', () => {
       1,
       /^notegate agent: mcp_call: tool_error: the tool reported an error: "No note has this id"$/,
     ],
-  ];
-  const target = (resource: string) => [
-    '--resource',
-    resource,
-    '--trusted-issuer',
-    stack.issuer,
-    '--workload-api',
-    stack.workloadApi,
   ];
   for (const [what, args, code, message] of failures) {
     it(`fails with one line on stderr: ${what}`, async () => {
@@ -277,7 +268,7 @@ describe('notegate agent (a child process against the real deployment)', () => {
   it('--help lists every option with its default, and the exit codes', async () => {
     const run = await inProcess(['--help']);
     assert.equal(run.code, 0);
-    for (const option of [
+    assertOptionsDocumented(run.stdout, [
       '--resource',
       '--trusted-issuer',
       '--workload-api',
@@ -287,9 +278,7 @@ describe('notegate agent (a child process against the real deployment)', () => {
       '--steal-token',
       '--timeout',
       '--audit-log',
-    ]) {
-      assert.match(run.stdout, new RegExp(`^  ${option} `, 'm'));
-    }
+    ]);
     assert.match(run.stdout, /default: SPIFFE_ENDPOINT_SOCKET/);
     for (const code of [0, 1, 2, 3, 4, 5, 6]) assert.match(run.stdout, new RegExp(`^  ${code}  `, 'm'));
   });

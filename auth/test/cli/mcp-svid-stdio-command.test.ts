@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,8 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { runCommand } from '../../src/cli/command.js';
 import { mcpSvidStdioCommand } from '../../src/cli/mcp-svid-stdio-command.js';
-import { type AgentStack, Cleanups, startAgentStack } from '../support/agent-stack.js';
-import { capturedIo } from '../support/cli-process.js';
+import { type AgentStack, startAgentStack } from '../support/agent-stack.js';
+import { Cleanups } from '../support/cleanups.js';
+import { assertOptionsDocumented, capturedIo, spawnNode } from '../support/cli-process.js';
 import { waitFor } from '../support/wait-for.js';
 import { type ChildRecord, WRAPPER_CHILD } from '../support/wrapper-child.js';
 
@@ -40,20 +40,10 @@ describe('mcp-svid-stdio (a child process against the real deployment)', () => {
       '--workload-api',
       stack.workloadApi,
     ];
-    const child = spawn(process.execPath, [WRAPPER_MAIN, ...tokenOptions, ...options, '--', ...command()], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, TMPDIR: root },
+    return spawnNode(cleanups, [WRAPPER_MAIN, ...tokenOptions, ...options, '--', ...command()], {
+      ...process.env,
+      TMPDIR: root,
     });
-    cleanups.after(() => child.kill('SIGKILL'));
-    const output = { stdout: '', stderr: '' };
-    child.stdout.on('data', (chunk: Buffer) => {
-      output.stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      output.stderr += chunk.toString();
-    });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    return { child, output, exited };
   }
 
   const recordPath = () => join(root, 'record.json');
@@ -147,7 +137,7 @@ describe('mcp-svid-stdio (a child process against the real deployment)', () => {
     assert.equal(await runCommand(mcpSvidStdioCommand(io), [...options, '--token-file-env', '1X', '--', 'x'], io), 2);
     assert.match(output.stderr, /--token-file-env: '1X' is not an environment variable name/);
     assert.equal(await runCommand(mcpSvidStdioCommand(io), ['--help'], io), 0);
-    for (const option of [
+    assertOptionsDocumented(output.stdout, [
       '--resource',
       '--trusted-issuer',
       '--workload-api',
@@ -158,9 +148,7 @@ describe('mcp-svid-stdio (a child process against the real deployment)', () => {
       '--grace-period',
       '--timeout',
       '--audit-log',
-    ]) {
-      assert.match(output.stdout, new RegExp(`^  ${option} `, 'm'));
-    }
+    ]);
     assert.match(output.stdout, /default: MCP_ACCESS_TOKEN_FILE/);
   });
 });

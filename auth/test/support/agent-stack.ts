@@ -9,29 +9,11 @@ import { DevelopmentIdentityProvider } from '../../src/identity-provider/identit
 import { createNotesServer } from '../../src/mcp-server/notes-server.js';
 import { parsePolicy } from '../../src/policy/policy-file.js';
 import { WorkloadApiBundleSource } from '../../src/spiffe/bundles/workload-api-bundle-source.js';
-import { parseWorkloadApiAddress } from '../../src/spiffe/workload-api/address.js';
-import { WorkloadApiClient } from '../../src/spiffe/workload-api/client.js';
+import type { WorkloadApiClient } from '../../src/spiffe/workload-api/client.js';
+import type { Registrar } from './cleanups.js';
 import { CountingProxy } from './counting-proxy.js';
 import { freePort } from './notes-server-fixture.js';
-import { WORKLOADS } from './provider-fixtures.js';
-
-/** Something that runs cleanups later: a TestContext, or a `Cleanups` for suite-level stacks. */
-export interface Registrar {
-  after(fn: () => unknown): void;
-}
-
-/** Cleanups registered in a `before` hook and run, last first, in the matching `after` hook. */
-export class Cleanups implements Registrar {
-  readonly #fns: (() => unknown)[] = [];
-
-  after(fn: () => unknown): void {
-    this.#fns.push(fn);
-  }
-
-  async run(): Promise<void> {
-    for (const fn of this.#fns.reverse()) await fn();
-  }
-}
+import { fastClient, WORKLOADS } from './provider-fixtures.js';
 
 export interface StackNotesServer {
   readonly name: string;
@@ -74,7 +56,7 @@ export async function startAgentStack(registrar: Registrar): Promise<AgentStack>
     keyType: 'ec-p256',
   });
   registrar.after(() => provider.stop());
-  const authzClient = socketClient(registrar, provider.socketPath('authz'));
+  const authzClient = fastClient(registrar, provider.socketPath('authz'));
   const bundles = new WorkloadApiBundleSource({ client: authzClient, backoff: { initialMs: 10, maxMs: 50 } }).start();
   registrar.after(() => bundles.close());
   await bundles.ready(5_000);
@@ -114,7 +96,7 @@ export async function startAgentStack(registrar: Registrar): Promise<AgentStack>
     notesA,
     notesB,
     notesC,
-    agentSvidSource: (r) => socketClient(r, provider.socketPath('agent')),
+    agentSvidSource: (r) => fastClient(r, provider.socketPath('agent')),
   };
 }
 
@@ -157,15 +139,4 @@ async function startNotes(
     await closeServer(notes.server);
   });
   return { name, resource, notesDir, auditLines };
-}
-
-function socketClient(registrar: Registrar, socketPath: string): WorkloadApiClient {
-  const client = new WorkloadApiClient({
-    address: parseWorkloadApiAddress(`unix://${socketPath}`, 'test'),
-    callTimeoutMs: 2_000,
-    retry: { initialMs: 5, maxMs: 20, maxAttempts: 2 },
-    reconnectBackoff: { initialMs: 10, maxMs: 50 },
-  });
-  registrar.after(() => client.close());
-  return client;
 }
