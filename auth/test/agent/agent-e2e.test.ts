@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { fetchAccessToken } from '../../src/agent/fetch-access-token.js';
 import { callMcpServer } from '../../src/agent/mcp-call.js';
 import { replayToken } from '../../src/agent/replay-token.js';
-import { AccessTokenCache } from '../../src/agent/token-cache.js';
 import { AuditLog } from '../../src/audit/audit-log.js';
+import { AccessTokenCache, fetchAccessToken } from '../../src/index.js';
 import type { WorkloadApiClient } from '../../src/spiffe/workload-api/client.js';
 import { rejectsAt } from '../support/agent-assertions.js';
 import { type AgentStack, startAgentStack } from '../support/agent-stack.js';
