@@ -2,6 +2,7 @@ import type { FetchLike } from '@modelcontextprotocol/client';
 import type { AuditLog } from '../audit/audit-log.js';
 import { UsageError } from '../errors/usage-error.js';
 import { parseScopeParameter } from '../oauth/scope.js';
+import { clip } from '../shared/clip.js';
 import type { Clock } from '../shared/clock.js';
 import { systemClock } from '../shared/clock.js';
 import { refused } from './agent-errors.js';
@@ -16,6 +17,10 @@ import { readProtectedResourceMetadata } from './protected-resource-metadata.js'
 import type { AccessTokenCache } from './token-cache.js';
 import type { AccessToken } from './token-request.js';
 import { requestAccessToken } from './token-request.js';
+
+/** Ours: how much of a server-supplied issuer list goes into messages and audit lines. */
+const MAX_ISSUERS_SHOWN = 10;
+const MAX_ISSUER_CHARS = 200;
 
 export interface FetchAccessTokenOptions {
   /** The MCP server's resource URI (absolute http(s), no query or fragment). */
@@ -73,12 +78,18 @@ export async function fetchAccessToken(options: FetchAccessTokenOptions): Promis
  * Agent step 2: the first advertised issuer on the allowlist. None → `issuer_refused`, audited here,
  * before any request to an advertised issuer and before any SVID is fetched.
  */
-function selectIssuer(metadata: ProtectedResourceMetadata, allowlist: IssuerAllowlist, audit: AuditLog | undefined) {
+function selectIssuer(
+  metadata: ProtectedResourceMetadata,
+  allowlist: IssuerAllowlist,
+  audit: AuditLog | undefined,
+): string {
   const advertised = metadata.authorizationServers;
   const issuer = allowlist.firstTrusted(advertised);
-  const extra = { resource: metadata.resource, advertised_issuers: advertised };
+  // The list comes from the server: bounded before it reaches a log line.
+  const shown = advertised.slice(0, MAX_ISSUERS_SHOWN).map((value) => clip(value, MAX_ISSUER_CHARS));
+  const extra = { resource: metadata.resource, advertised_issuers: shown };
   if (issuer === undefined) {
-    const detail = `none of the issuers ${JSON.stringify(advertised)} that ${metadata.resource} advertises is trusted`;
+    const detail = `none of the issuers ${JSON.stringify(shown)} that ${metadata.resource} advertises is trusted`;
     audit?.record({
       component: 'agent',
       spiffeId: null,

@@ -2,5 +2,7 @@
 import { runCommand } from './command.js';
 import { mcpSvidStdioCommand } from './mcp-svid-stdio-command.js';
 
-// Exit explicitly: a token request still in flight when a signal stopped the wrapper must not keep it alive.
-process.exit(await runCommand(mcpSvidStdioCommand(), process.argv.slice(2)));
+const code = await runCommand(mcpSvidStdioCommand(), process.argv.slice(2));
+// Exit explicitly once stderr is flushed: a token request still in flight when a signal stopped the
+// wrapper (or a Workload API reconnect timer) must not keep the process alive.
+process.stderr.write('', () => process.exit(code));

@@ -65,17 +65,22 @@ export async function runWrapper(config: WrapperConfig): Promise<number> {
   const interrupted = new Promise<undefined>((resolve) => {
     wakeOnSignal = () => resolve(undefined);
   });
-  const tokenFile = await TokenFile.create(config.tokenFilePath);
+  let tokenFile: TokenFile | undefined;
   // Last resort if the process dies on an unexpected error before the finally below runs.
-  const onExit = () => tokenFile.removeSync();
+  const onExit = () => tokenFile?.removeSync();
   process.once('exit', onExit);
   try {
-    const first = await Promise.race([config.fetchToken(), interrupted]);
+    tokenFile = await TokenFile.create(config.tokenFilePath);
+    const fetching = config.fetchToken();
+    // A fetch that fails after a signal stopped the wait must not become an unhandled rejection.
+    fetching.catch(() => undefined);
+    const first = await Promise.race([fetching, interrupted]);
     if (first === undefined) return exitCodeFor({ code: null, signal: received ?? null });
     await tokenFile.write(first.accessToken);
     if (received !== undefined) return exitCodeFor({ code: null, signal: received });
-    if (config.exportTokenEnv !== undefined)
+    if (config.exportTokenEnv !== undefined) {
       config.log(exportWarning(config.exportTokenEnv, first, config.tokenFileEnv));
+    }
     child = await startChild(config, tokenFile.path, first);
     if (received !== undefined) child.signal(received);
     return await supervise(config, child, tokenFile, first, timers);
@@ -91,7 +96,9 @@ export async function runWrapper(config: WrapperConfig): Promise<number> {
     throw err;
   } finally {
     for (const signal of FORWARDED_SIGNALS) signals.off(signal, onSignal);
-    await tokenFile.remove();
+    // Normally the child has exited by now; after an unexpected error it must not outlive the wrapper.
+    await child?.stop(config.gracePeriodMs, timers);
+    await tokenFile?.remove();
     process.off('exit', onExit);
   }
 }

@@ -6,6 +6,7 @@ import { type AgentStack, startAgentStack } from '../support/agent-stack.js';
 import { Cleanups } from '../support/cleanups.js';
 import { assertOptionsDocumented, capturedIo, runNotegate } from '../support/cli-process.js';
 import { freePort } from '../support/notes-server-fixture.js';
+import { ScriptedServer } from '../support/scripted-server.js';
 
 /** The command in this process (for start-up errors, which happen before anything is opened). */
 async function inProcess(args: string[]) {
@@ -95,6 +96,25 @@ describe('notegate agent (a child process against the real deployment)', () => {
     assert.deepEqual(errorLines(run.stderr), [
       `notegate agent: steal_token: ${stack.notesB.resource} refused the replayed token: 401 invalid_token`,
     ]);
+  });
+
+  it('--steal-token: exits 6 when the other server accepts the token, 1 when it answers something else', async (t) => {
+    const lenient = await ScriptedServer.start(t);
+    lenient.json('/mcp', { jsonrpc: '2.0', id: 1, result: { tools: [] } });
+    const accepted = await agent(stack.notesA.resource, '--steal-token', lenient.at('/mcp'));
+    assert.equal(accepted.code, 6, accepted.stderr);
+    assert.equal(JSON.parse(accepted.stdout.trim().split('\n')[1] ?? '{}').accepted, true);
+    assert.match(
+      errorLines(accepted.stderr)[0] ?? '',
+      /^notegate agent: steal_token: replay_accepted: .* accepted a token minted for /,
+    );
+    assert.match(lenient.requests[0]?.body ?? '', /"method":"tools\/list"/);
+    const other = await agent(stack.notesA.resource, '--steal-token', lenient.at('/elsewhere'));
+    assert.equal(other.code, 1, other.stderr);
+    assert.match(
+      errorLines(other.stderr)[0] ?? '',
+      /^notegate agent: steal_token: unexpected_answer: .* answered 404, not 401 invalid_token$/,
+    );
   });
 
   const failures: [string, () => string[], number, RegExp][] = [
