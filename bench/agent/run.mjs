@@ -77,7 +77,9 @@ for (let round = 0; round < ROUNDS; round++) {
     await variants[name]();
     samples[name].push(performance.now() - started);
     if (name.startsWith('full run')) {
-      for (const [step, ms] of Object.entries(steps)) (stepSamples[step] ??= []).push(ms);
+      for (const [step, ms] of Object.entries(steps)) {
+        stepSamples[step] = [...(stepSamples[step] ?? []), ms];
+      }
     }
   }
 }
