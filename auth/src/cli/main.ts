@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { agentCommand } from './agent-command.js';
 import { authzCommand } from './authz-command.js';
 import type { Command } from './command.js';
 import { runSubcommand } from './dispatch.js';
@@ -7,7 +8,7 @@ import { notesServerCommand } from './notes-server-command.js';
 
 /** Subcommands of `notegate`; each module only parses flags and wires real implementations. */
 const COMMANDS: ReadonlyMap<string, Command> = new Map(
-  [identityProviderCommand(), authzCommand(), notesServerCommand].map((command) => [
+  [identityProviderCommand(), authzCommand(), notesServerCommand, agentCommand()].map((command) => [
     command.name.replace(/^notegate /, ''),
     command,
   ]),

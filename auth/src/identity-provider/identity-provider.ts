@@ -41,6 +41,7 @@ export class DevelopmentIdentityProvider {
   private readonly clock: Clock;
   private readonly onEvent: (message: string) => void;
   private pruneTimer: NodeJS.Timeout | undefined;
+  private minted = 0;
 
   private constructor(
     private readonly options: IdentityProviderOptions,
@@ -69,6 +70,11 @@ export class DevelopmentIdentityProvider {
       throw err;
     }
     return provider;
+  }
+
+  /** JWT-SVIDs minted so far (FetchJWTSVID answers), on every socket: lets tests prove a call never happened. */
+  get svidsMinted(): number {
+    return this.minted;
   }
 
   socketPath(name: string): string {
@@ -142,6 +148,7 @@ export class DevelopmentIdentityProvider {
     const nowS = epochSeconds(this.clock);
     const ttlS = this.options.svidTtlS;
     const svid = await mintJwtSvid(this.keys.signingKey, { spiffeId, audience, nowS, ttlS });
+    this.minted += 1;
     this.keys.noteSigned((nowS + ttlS) * 1000);
     return svid;
   }

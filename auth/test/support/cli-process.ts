@@ -1,7 +1,10 @@
+import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import type { CommandIo } from '../../src/cli/command.js';
+import type { Registrar } from './cleanups.js';
 import { waitFor } from './wait-for.js';
 
 export const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
@@ -28,7 +31,14 @@ export async function runNotegate(args: readonly string[], env: NodeJS.ProcessEn
 
 /** Starts a long-running `notegate <args>`, killed after the test, and waits for its first stdout line. */
 export async function startNotegate(t: TestContext, args: readonly string[], env: NodeJS.ProcessEnv = process.env) {
-  const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  const { child, output } = spawnNode(t, [MAIN, ...args], env);
+  await waitFor('the listening line', () => output.stdout.includes('\n'), 10_000);
+  return { child, output };
+}
+
+/** Runs `node <args>` with its output collected, killed after the test; `exited` resolves with its exit code. */
+export function spawnNode(t: Registrar, args: readonly string[], env: NodeJS.ProcessEnv = process.env) {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
   t.after(() => child.kill('SIGKILL'));
   const output = { stdout: '', stderr: '' };
   child.stdout.on('data', (chunk: Buffer) => {
@@ -37,6 +47,29 @@ export async function startNotegate(t: TestContext, args: readonly string[], env
   child.stderr.on('data', (chunk: Buffer) => {
     output.stderr += chunk.toString();
   });
-  await waitFor('the listening line', () => output.stdout.includes('\n'), 10_000);
-  return { child, output };
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, output, exited };
+}
+
+/** A CommandIo that keeps what a command prints, for running commands in this process. */
+export function capturedIo() {
+  const output = { stdout: '', stderr: '' };
+  const io: CommandIo = {
+    stdout: (text) => {
+      output.stdout += text;
+    },
+    stderr: (text) => {
+      output.stderr += text;
+    },
+  };
+  return { io, output };
+}
+
+/** Checks that `--help` output has a line for each option, each naming its default or that it is required. */
+export function assertOptionsDocumented(help: string, options: readonly string[]): void {
+  for (const option of options) {
+    const line = help.split('\n').find((text) => text.startsWith(`  ${option} `));
+    assert.ok(line, `--help lists ${option}`);
+    assert.match(line, /\((default: .+|required)\)$/, `${option} names its default`);
+  }
 }

@@ -91,7 +91,8 @@ export async function startNotesServer(t: TestContext, options: FixtureOptions =
   };
 }
 
-async function freePort(): Promise<number> {
+/** A port that was free a moment ago (for servers whose URL must be known before they listen). */
+export async function freePort(): Promise<number> {
   const probe = createServer();
   const bound = await listen(probe, '127.0.0.1', 0);
   await closeServer(probe);

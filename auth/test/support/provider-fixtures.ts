@@ -8,6 +8,7 @@ import type { WorkloadsConfig } from '../../src/identity-provider/workloads-file
 import { WorkloadApiBundleSource } from '../../src/spiffe/bundles/workload-api-bundle-source.js';
 import { parseWorkloadApiAddress } from '../../src/spiffe/workload-api/address.js';
 import { WorkloadApiClient } from '../../src/spiffe/workload-api/client.js';
+import type { Registrar } from './cleanups.js';
 
 export const WORKLOADS: WorkloadsConfig = {
   trustDomain: 'example.org',
@@ -38,7 +39,7 @@ export async function startProvider(
 }
 
 /** A client with short retries and reconnect backoff, so outage tests stay fast. */
-export function fastClient(t: TestContext, socketPath: string): WorkloadApiClient {
+export function fastClient(t: Registrar, socketPath: string): WorkloadApiClient {
   const client = new WorkloadApiClient({
     address: parseWorkloadApiAddress(`unix://${socketPath}`, 'test'),
     callTimeoutMs: 2_000,

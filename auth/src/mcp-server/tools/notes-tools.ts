@@ -2,10 +2,9 @@ import { z } from 'zod';
 import { NOTE_ID_PATTERN } from '../notes/note-id.js';
 import { type NotesStore, UnknownNoteError } from '../notes/notes-store.js';
 import { defineTool, ToolFailure } from './define-tool.js';
+import { NOTES_READ_SCOPE, NOTES_WRITE_SCOPE } from './notes-scopes.js';
 import type { ToolRegistration } from './tool-catalog.js';
 
-export const NOTES_READ_SCOPE = 'notes:read';
-export const NOTES_WRITE_SCOPE = 'notes:write';
 export const MAX_BODY_BYTES = 256 * 1024;
 
 // decisions.md "MCP notes server": the two tools' input and output schemas.

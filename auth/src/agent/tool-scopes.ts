@@ -1,0 +1,13 @@
+import { NOTES_READ_SCOPE, NOTES_WRITE_SCOPE } from '../mcp-server/tools/notes-scopes.js';
+
+/** The scope each known tool needs (spec "Tools"): the agent's default request, least privilege. */
+const TOOL_SCOPES: ReadonlyMap<string, string> = new Map([
+  ['notes.search', NOTES_READ_SCOPE],
+  ['notes.write', NOTES_WRITE_SCOPE],
+]);
+
+export function scopeForTool(tool: string): string | undefined {
+  return TOOL_SCOPES.get(tool);
+}
+
+export const KNOWN_TOOLS: readonly string[] = [...TOOL_SCOPES.keys()];

@@ -1,0 +1,83 @@
+import { IssuerAllowlist, requireIdentifier } from '../agent/issuer-allowlist.js';
+import { AuditLog, fileSink, stderrSink } from '../audit/audit-log.js';
+import type { WorkloadApiAddress } from '../spiffe/workload-api/address.js';
+import { resolveWorkloadApiAddress } from '../spiffe/workload-api/address.js';
+import type { ParsedOptions } from './options.js';
+import { parseInteger } from './values.js';
+
+/** The options `notegate agent` and `mcp-svid-stdio` share: which token, from where (decisions.md, agent). */
+export const tokenTargetOptions = {
+  resource: {
+    type: 'string',
+    valueName: 'URL',
+    required: true,
+    description: 'Resource URI of the MCP server, e.g. http://127.0.0.1:8081/mcp (no query or fragment).',
+  },
+  'trusted-issuer': {
+    type: 'string',
+    multiple: true,
+    valueName: 'URL',
+    required: true,
+    description:
+      'Authorization server issuer the agent may use; the first advertised issuer on this list is taken. ' +
+      'Compared exactly after lowercasing scheme and host, dropping the default port and mapping an empty path to /.',
+  },
+  'workload-api': {
+    type: 'string',
+    valueName: 'ADDR',
+    defaultText: 'SPIFFE_ENDPOINT_SOCKET',
+    description: 'Workload API endpoint (unix:///path or tcp://IP:PORT) the JWT-SVID is fetched from.',
+  },
+} as const;
+
+/** The shared options on how the token is fetched, listed last in help. */
+export const tokenRequestOptions = {
+  timeout: {
+    type: 'string',
+    valueName: 'SECONDS',
+    default: '10',
+    description: 'Bound of each HTTP request (metadata, token, MCP), 1 to 300.',
+  },
+  'audit-log': {
+    type: 'string',
+    valueName: 'FILE',
+    defaultText: 'stderr',
+    description: 'File the agent audit lines (issuer trusted or issuer_refused) are appended to.',
+  },
+} as const;
+
+const MAX_TIMEOUT_S = 300;
+
+export interface TokenFlags {
+  readonly resource: string;
+  readonly trustedIssuers: readonly string[];
+  readonly workloadApi: WorkloadApiAddress;
+  readonly timeoutMs: number;
+  readonly auditPath: string | undefined;
+}
+
+/** Validates the shared flags once, before anything is opened; every error names its flag. */
+export function parseTokenFlags(
+  values: ParsedOptions<typeof tokenTargetOptions & typeof tokenRequestOptions>,
+  env: NodeJS.ProcessEnv,
+): TokenFlags {
+  const trustedIssuers = IssuerAllowlist.parse(values['trusted-issuer'], '--trusted-issuer').entries;
+  return {
+    resource: requireIdentifier(values.resource, '--resource'),
+    trustedIssuers,
+    workloadApi: resolveWorkloadApiAddress({
+      explicit: values['workload-api'],
+      explicitSource: '--workload-api',
+      endpointSocketEnv: env.SPIFFE_ENDPOINT_SOCKET,
+    }),
+    timeoutMs: parseInteger('--timeout', values.timeout, 1, MAX_TIMEOUT_S) * 1000,
+    auditPath: values['audit-log'],
+  };
+}
+
+/** The agent's audit log: a file (--audit-log) or stderr, as the spec says for every component. */
+export function openAgentAudit(path: string | undefined): { audit: AuditLog; close: () => void } {
+  if (path === undefined) return { audit: new AuditLog(stderrSink()), close: () => undefined };
+  const file = fileSink(path);
+  return { audit: new AuditLog(file.sink), close: file.close };
+}

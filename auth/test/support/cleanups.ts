@@ -1,0 +1,17 @@
+/** Something that runs cleanups later: a TestContext, or a `Cleanups` for suite-level fixtures. */
+export interface Registrar {
+  after(fn: () => unknown): void;
+}
+
+/** Cleanups registered in a `before` hook and run, last first, in the matching `after` hook. */
+export class Cleanups implements Registrar {
+  readonly #fns: (() => unknown)[] = [];
+
+  after(fn: () => unknown): void {
+    this.#fns.push(fn);
+  }
+
+  async run(): Promise<void> {
+    for (const fn of this.#fns.reverse()) await fn();
+  }
+}
