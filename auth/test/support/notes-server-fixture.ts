@@ -1,3 +1,4 @@
+import { reservePort } from '../../src/demo/free-port.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -92,12 +93,7 @@ export async function startNotesServer(t: TestContext, options: FixtureOptions =
 }
 
 /** A port that was free a moment ago (for servers whose URL must be known before they listen). */
-export async function freePort(): Promise<number> {
-  const probe = createServer();
-  const bound = await listen(probe, '127.0.0.1', 0);
-  await closeServer(probe);
-  return Number(bound.port);
-}
+export const freePort = (): Promise<number> => reservePort();
 
 /** Headers of a well-formed 2025-11-25 POST. */
 export function mcpHeaders(token?: string, extra: Record<string, string> = {}): Record<string, string> {
