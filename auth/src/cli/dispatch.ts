@@ -34,7 +34,9 @@ function load(entry: CommandEntry): Promise<Command> {
 
 /** Loads every command for its summary: help is rare, a run should not pay for the others' modules. */
 async function topLevelHelp(program: string, commands: ReadonlyMap<string, CommandEntry>): Promise<string> {
-  const loaded = await Promise.all([...commands.entries()].map(async ([name, entry]) => [name, await load(entry)] as const));
+  const loaded = await Promise.all(
+    [...commands.entries()].map(async ([name, entry]) => [name, await load(entry)] as const),
+  );
   const names = loaded.map(([name, c]) => `  ${name.padEnd(20)}${c.summary.split('\n')[0]}`);
   return `Usage: ${program} <command> [options]\n\nCommands:\n${names.join('\n')}\n\nRun '${program} <command> --help' for the options of a command.\n`;
 }

@@ -31,7 +31,12 @@ export class AuditTrail {
   /** The lines appended since `mark`, all files merged in timestamp order. */
   async since(mark: AuditMark): Promise<AuditEntry[]> {
     const pieces = await Promise.all(this.files.map((file) => readFrom(file, mark.get(file) ?? 0)));
-    const entries = pieces.flatMap((text) => text.split('\n').filter((line) => line !== '').map(parseAuditLine));
+    const entries = pieces.flatMap((text) =>
+      text
+        .split('\n')
+        .filter((line) => line !== '')
+        .map(parseAuditLine),
+    );
     // Stable: lines of one file keep their order when two timestamps are equal.
     return entries.sort((a, b) => a.timestamp.localeCompare(b.timestamp));
   }

@@ -7,7 +7,8 @@ export class ChildNotReadyError extends Error {
     readonly exitCode: number | NodeJS.Signals | undefined,
     what: string,
   ) {
-    const ending = exitCode === undefined ? `no ${what} within the time allowed` : `exited (${exitCode}) before ${what}`;
+    const ending =
+      exitCode === undefined ? `no ${what} within the time allowed` : `exited (${exitCode}) before ${what}`;
     super(`${child.name}: ${ending}${stderrTail(child.output)}`);
     this.name = 'ChildNotReadyError';
   }

@@ -145,7 +145,12 @@ async function startServersOnce(children: ChildProcesses, plan: ServerPlan, star
   await Promise.all([
     expectListening(authz, issuer),
     // Until its first JWT bundle arrives, authz answers token requests with 503.
-    untilOutput(authz, 'its first JWT bundle', ({ stderr }) => /JWT bundle received/.test(stderr) || undefined, START_TIMEOUT_MS),
+    untilOutput(
+      authz,
+      'its first JWT bundle',
+      ({ stderr }) => /JWT bundle received/.test(stderr) || undefined,
+      START_TIMEOUT_MS,
+    ),
     ...notes,
   ]);
   return { issuer, notesA, notesB, notesC };

@@ -40,6 +40,7 @@ export async function runDemo(options: DemoOptions, io: CommandIo, signal: Abort
   const stopChildren = () => void session.children.stopAll();
   signal.addEventListener('abort', stopChildren, { once: true });
   try {
+    if (signal.aborted) throw new DemoInterrupted();
     const deployment = await startDeployment(session.children, session.dir, (close) => session.onClose(close));
     if (signal.aborted) throw new DemoInterrupted();
     io.stdout(deploymentBlock(deployment, DEMO_REPLAY_MODE, Date.now() - startedMs, layout));

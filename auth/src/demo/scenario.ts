@@ -1,6 +1,6 @@
 import type { AuditEntry } from './audit-trail.js';
 import type { WorkloadName } from './demo-config.js';
-import type { Deployment } from './deployment.js';
+import type { NotesServerInfo } from './deployment.js';
 
 /** One `notegate agent` process the demo ran, and how it ended. */
 export interface AgentRun {
@@ -33,9 +33,18 @@ export interface ScenarioOutcome {
   readonly checks: readonly Check[];
 }
 
+/** The parts of the deployment the scenarios look at (a `Deployment` is one). */
+export interface ScenarioDeployment {
+  readonly notesA: NotesServerInfo;
+  readonly notesB: NotesServerInfo;
+  readonly notesC: NotesServerInfo;
+  readonly untrusted: { readonly issuer: string; readonly requests: readonly string[] };
+  readonly svids: { readonly count: number };
+}
+
 /** What a scenario may use: the deployment, agent runs, and the audit lines written since it began. */
 export interface ScenarioContext {
-  readonly deployment: Deployment;
+  readonly deployment: ScenarioDeployment;
   /**
    * Runs `notegate agent --resource <resource>` as `caller` (its Workload API socket), with the
    * deployment's authz as the one trusted issuer, the agent audit file, and `args`.

@@ -27,7 +27,11 @@ export function terminalStyle(colour: boolean): Style {
 }
 
 /** Colours only on a terminal, and never with --no-color or a non-empty NO_COLOR (no-color.org). */
-export function wantsColour(options: { isTty: boolean; noColorFlag: boolean; noColorEnv: string | undefined }): boolean {
+export function wantsColour(options: {
+  isTty: boolean;
+  noColorFlag: boolean;
+  noColorEnv: string | undefined;
+}): boolean {
   return options.isTty && !options.noColorFlag && (options.noColorEnv ?? '') === '';
 }
 

@@ -1,10 +1,9 @@
-import { reservePort } from '../../src/demo/free-port.js';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { AuditLog } from '../../src/audit/audit-log.js';
+import { reservePort } from '../../src/demo/free-port.js';
 import { closeServer, listen } from '../../src/http/listen.js';
 import { createNotesServer, type NotesServer, type NotesServerConfig } from '../../src/mcp-server/notes-server.js';
 import { TestAccessTokenIssuer } from './access-token-issuer.js';

@@ -18,7 +18,13 @@ export const insufficientScope: Scenario = {
     const readOnly = ['--scope', 'notes:read'];
     const list = await agent('reader', resource, readOnly);
     const names = toolNames(list);
-    const write = await agent('reader', resource, [...readOnly, '--tool', 'notes.write', '--arguments', JSON.stringify(NOTE)]);
+    const write = await agent('reader', resource, [
+      ...readOnly,
+      '--tool',
+      'notes.write',
+      '--arguments',
+      JSON.stringify(NOTE),
+    ]);
     const failure = failureLine(write) ?? '';
     const denied = (await auditSoFar()).some(
       (entry) =>

@@ -35,7 +35,10 @@ export const stolenToken: Scenario = {
         {
           title: 'agent → notes-a  notes.search, then the same token → notes-b',
           run,
-          happened: [exitSummary(run), `notes-b answered ${String(replay.status ?? '?')}; WWW-Authenticate: ${challenge}`],
+          happened: [
+            exitSummary(run),
+            `notes-b answered ${String(replay.status ?? '?')}; WWW-Authenticate: ${challenge}`,
+          ],
         },
       ],
       checks: [
@@ -45,7 +48,8 @@ export const stolenToken: Scenario = {
         },
         {
           label: 'notes-b refused the replayed token: 401 invalid_token',
-          pass: run.code === 0 && replay.status === 401 && replay.error === 'invalid_token' && replay.accepted === false,
+          pass:
+            run.code === 0 && replay.status === 401 && replay.error === 'invalid_token' && replay.accepted === false,
         },
         { label: "notes-b's deny line names the audience mismatch", pass: audienceDeny },
       ],

@@ -9,7 +9,7 @@ import type { Scenario } from '../scenario.js';
 export const untrustedIssuer: Scenario = {
   title: 'Untrusted issuer',
   expected:
-    'notes-c advertises an authorization server that is not on the agent\'s --trusted-issuer allowlist. The ' +
+    "notes-c advertises an authorization server that is not on the agent's --trusted-issuer allowlist. The " +
     'agent refuses with issuer_refused before any request reaches that server and before any SVID is fetched.',
   async run({ deployment, agent, auditSoFar }) {
     const mintedBefore = deployment.svids.count;
