@@ -16,14 +16,19 @@ export class UntrustedIssuer {
     readonly requests: readonly string[],
   ) {}
 
-  static async start(): Promise<UntrustedIssuer> {
+  /**
+   * Listens on `host`:`port` (loopback, a free port by default); `issuer` is the URL it names itself
+   * by, by default the address it bound (deploy/spire passes its service name).
+   */
+  static async start(options: { host?: string; port?: number; issuer?: string } = {}): Promise<UntrustedIssuer> {
     const requests: string[] = [];
-    const self = { issuer: '' };
+    const self = { issuer: options.issuer ?? '' };
     const server = createServer((req, res) => {
       requests.push(`${req.method ?? '?'} ${req.url ?? '?'}`);
       answer(req, res, self.issuer);
     });
-    self.issuer = (await listen(server, '127.0.0.1', 0)).origin;
+    const bound = await listen(server, options.host ?? '127.0.0.1', options.port ?? 0);
+    self.issuer ||= bound.origin;
     return new UntrustedIssuer(server, self.issuer, requests);
   }
 
