@@ -21,6 +21,8 @@ export interface RunningChild {
   readonly output: ChildOutput;
   /** Resolves with the exit code (or the signal name) once the process has exited. */
   readonly exited: Promise<number | NodeJS.Signals>;
+  /** How it ended, once it has; undefined while it runs. */
+  readonly endedWith: number | NodeJS.Signals | undefined;
   /** Called with each complete stderr line as it arrives. */
   onStderrLine(listener: (line: string) => void): void;
   /** Called after every chunk of output until the returned function is called. */
@@ -59,12 +61,13 @@ export class ChildProcesses {
       for (const line of lines) for (const listener of lineListeners) listener(line);
       for (const listener of outputListeners) listener();
     });
+    let endedWith: number | NodeJS.Signals | undefined;
     const exited = new Promise<number | NodeJS.Signals>((resolve) => {
-      child.once('error', () => resolve(-1));
       // 'close' (not 'exit'): resolves after the pipes are drained, so the output is complete.
       child.once('close', (code, signal) => {
         this.#running.delete(child);
-        resolve(code ?? signal ?? -1);
+        endedWith = code ?? signal ?? -1;
+        resolve(endedWith);
       });
     });
     const running: RunningChild = {
@@ -72,6 +75,9 @@ export class ChildProcesses {
       pid,
       output,
       exited,
+      get endedWith() {
+        return endedWith;
+      },
       onStderrLine: (listener) => lineListeners.push(listener),
       onOutput: (listener) => {
         outputListeners.add(listener);

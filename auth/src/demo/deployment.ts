@@ -42,6 +42,8 @@ export interface Deployment {
   readonly auditDir: string;
   /** The agent's own audit file (issuer_trusted / issuer_refused), passed to every agent run. */
   readonly agentAuditLog: string;
+  /** The long-running processes: the identity provider, authz and the notes servers. */
+  readonly servers: readonly RunningChild[];
   /** `unix:///…/<name>.sock`: the Workload API as that workload. */
   workloadApi(name: WorkloadName): string;
 }
@@ -77,7 +79,7 @@ export async function startDeployment(
   await untilOutput(provider, 'its listening line', listeningUrl, START_TIMEOUT_MS);
 
   const workloadApi = (name: WorkloadName) => `unix://${join(socketDir, `${name}.sock`)}`;
-  const servers = await startServers(children, { dir, auditDir, workloadApi, untrusted });
+  const { children: started, ...servers } = await startServers(children, { dir, auditDir, workloadApi, untrusted });
   const auditFiles = ['agent', 'authz', 'notes-a', 'notes-b', 'notes-c'].map((name) => join(auditDir, `${name}.log`));
   return {
     dir,
@@ -88,6 +90,7 @@ export async function startDeployment(
     audit: new AuditTrail(auditFiles),
     auditDir,
     agentAuditLog: join(auditDir, 'agent.log'),
+    servers: [provider, ...started],
     workloadApi,
   };
 }
@@ -153,7 +156,7 @@ async function startServersOnce(children: ChildProcesses, plan: ServerPlan, star
     ),
     ...notes,
   ]);
-  return { issuer, notesA, notesB, notesC };
+  return { issuer, notesA, notesB, notesC, children: [...started] };
 }
 
 function notesServerArgs(server: NotesServerInfo, plan: ServerPlan): string[] {

@@ -1,4 +1,5 @@
 import type { AuditEntry } from './audit-trail.js';
+import type { RunningChild } from './child-processes.js';
 import type { Deployment } from './deployment.js';
 import type { Check, Scenario, ScenarioOutcome, StepReport } from './scenario.js';
 import { shellWords } from './shell-words.js';
@@ -47,6 +48,16 @@ export function deploymentBlock(deployment: Deployment, replayMode: string, star
   const lines = rows.map(([name, where, what]) => `  ${name.padEnd(17)}  ${where.padEnd(width)}  ${style.dim(what)}`);
   const heading = `${style.bold('Deployment')} ${style.dim(`(real processes on loopback, up in ${seconds(startupMs)})`)}`;
   return `${heading}\n${lines.join('\n')}\n  ${style.dim(`policy, sockets, notes and audit logs in ${deployment.dir}`)}\n`;
+}
+
+/** Servers that ended while the demo ran (none should), with the end of their stderr. */
+export function crashReport(ended: readonly RunningChild[], { style }: Layout): string {
+  return ended
+    .map((server) => {
+      const tail = server.output.stderr.trim().split('\n').slice(-5).join('\n    ');
+      return style.red(`\n${server.name} exited (${server.endedWith}) during the run:\n    ${tail}\n`);
+    })
+    .join('');
 }
 
 export function scenarioHeader(index: number, total: number, title: string, layout: Layout): string {

@@ -1,11 +1,21 @@
 import type { CommandIo } from '../cli/command.js';
 import { DemoInterrupted, runAgent } from './agent-runner.js';
+import type { RunningChild } from './child-processes.js';
 import { ChildNotReadyError } from './child-readiness.js';
 import type { Deployment } from './deployment.js';
 import { DEMO_REPLAY_MODE, startDeployment } from './deployment.js';
 import { handCalls } from './hand-calls.js';
 import type { Layout, ScenarioResult } from './report.js';
-import { banner, deploymentBlock, passed, scenarioBody, scenarioHeader, seconds, summary } from './report.js';
+import {
+  banner,
+  crashReport,
+  deploymentBlock,
+  passed,
+  scenarioBody,
+  scenarioHeader,
+  seconds,
+  summary,
+} from './report.js';
 import type { Scenario, ScenarioContext } from './scenario.js';
 import { allowed } from './scenarios/allowed.js';
 import { insufficientScope } from './scenarios/insufficient-scope.js';
@@ -45,11 +55,15 @@ export async function runDemo(options: DemoOptions, io: CommandIo, signal: Abort
     if (signal.aborted) throw new DemoInterrupted();
     io.stdout(deploymentBlock(deployment, DEMO_REPLAY_MODE, Date.now() - startedMs, layout));
     const results: ScenarioResult[] = [];
+    const reported = new Set<RunningChild>();
     for (const [index, scenario] of SCENARIOS.entries()) {
       io.stdout(scenarioHeader(index + 1, SCENARIOS.length, scenario.title, layout));
       const result = await runScenario(scenario, session, deployment, signal);
       results.push(result);
       io.stdout(scenarioBody(result, layout));
+      const ended = deployment.servers.filter((server) => server.endedWith !== undefined && !reported.has(server));
+      for (const server of ended) reported.add(server);
+      io.stdout(crashReport(ended, layout));
     }
     io.stdout(summary(results, Date.now() - startedMs, layout));
     const code = results.every(passed) ? 0 : 1;

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { parseAuditLine } from '../../src/demo/audit-trail.js';
 import type { Layout, ScenarioResult } from '../../src/demo/report.js';
-import { passed, scenarioBody, summary } from '../../src/demo/report.js';
+import { crashReport, passed, scenarioBody, summary } from '../../src/demo/report.js';
 import { shellWords } from '../../src/demo/shell-words.js';
 import { reportWidth, terminalStyle, wantsColour } from '../../src/demo/style.js';
 import { wrap } from '../../src/demo/text-wrap.js';
@@ -100,5 +100,22 @@ describe('demo report', () => {
     assert.equal(entry.component, 'unparsed');
     assert.equal(entry.raw, 'not json');
     assert.equal(parseAuditLine('{"timestamp":1}').component, 'unparsed');
+  });
+
+  it('names a server that ended during the run, with the end of its stderr', () => {
+    const ended = {
+      name: 'notes-b',
+      pid: 1,
+      output: { stdout: 'listening on http://127.0.0.1:1/mcp\n', stderr: 'a\nnotes-server: boom\n' },
+      exited: Promise.resolve(1),
+      endedWith: 1,
+      onStderrLine: () => undefined,
+      onOutput: () => () => undefined,
+    };
+    assert.equal(
+      crashReport([ended], layout(false)),
+      '\nnotes-b exited (1) during the run:\n    a\n    notes-server: boom\n',
+    );
+    assert.equal(crashReport([], layout(false)), '');
   });
 });

@@ -156,55 +156,35 @@ describe('demo scenario checks (fake agent runs)', () => {
     stderr: 'notegate agent: issuer_selection: issuer_refused: none of the issuers ["http://127.0.0.1:9666"] …\n',
   };
   const refusalAudited = audit({ decision: 'deny', reason: 'issuer_refused: none of the issuers' });
+  /** The checks that fail when the agent is refused as it should be, in this deployment. */
+  const refusedIn = async (world: ScenarioDeployment) =>
+    failing(
+      await outcomeOf(
+        untrustedIssuer,
+        { 'notes.search': issuerRefused },
+        { deployment: world, auditSoFar: async () => refusalAudited },
+      ),
+    );
 
   it('4 Untrusted issuer: passes on issuer_refused with nothing sent and nothing minted', async () => {
-    assert.deepEqual(
-      failing(
-        await outcomeOf(untrustedIssuer, { 'notes.search': issuerRefused }, { auditSoFar: async () => refusalAudited }),
-      ),
-      [],
-    );
+    assert.deepEqual(await refusedIn(deployment()), []);
   });
 
   it('4 Untrusted issuer: fails when the issuer got a request, an SVID was minted, or the count is not being read', async () => {
-    const contacted = deployment({
-      untrusted: { issuer: 'http://127.0.0.1:9666', requests: ['GET /.well-known/oauth-authorization-server'] },
-    });
-    const checks = await outcomeOf(
-      untrustedIssuer,
-      { 'notes.search': issuerRefused },
-      { deployment: contacted, auditSoFar: async () => refusalAudited },
-    );
-    assert.deepEqual(failing(checks), ['no request reached the untrusted issuer (count 0)']);
-
-    let count = 5;
+    const request = 'GET /.well-known/oauth-authorization-server';
+    const contacted = deployment({ untrusted: { issuer: 'http://127.0.0.1:9666', requests: [request] } });
+    assert.deepEqual(await refusedIn(contacted), ['no request reached the untrusted issuer (count 0)']);
+    let minted = 5;
     const minting = deployment({
       svids: {
         get count() {
-          return count++;
+          minted += 1;
+          return minted;
         },
       },
     });
-    assert.deepEqual(
-      failing(
-        await outcomeOf(
-          untrustedIssuer,
-          { 'notes.search': issuerRefused },
-          { deployment: minting, auditSoFar: async () => refusalAudited },
-        ),
-      ),
-      ['no JWT-SVID was fetched (the provider count did not move)'],
-    );
-    const unread = deployment({ svids: { count: 0 } });
-    assert.deepEqual(
-      failing(
-        await outcomeOf(
-          untrustedIssuer,
-          { 'notes.search': issuerRefused },
-          { deployment: unread, auditSoFar: async () => refusalAudited },
-        ),
-      ),
-      ['no JWT-SVID was fetched (the provider count did not move)'],
-    );
+    const noSvid = 'no JWT-SVID was fetched (the provider count did not move)';
+    assert.deepEqual(await refusedIn(minting), [noSvid]);
+    assert.deepEqual(await refusedIn(deployment({ svids: { count: 0 } })), [noSvid]);
   });
 });
