@@ -84,7 +84,9 @@ export async function runDemo(options: DemoOptions, io: CommandIo, signal: Abort
   } finally {
     signal.removeEventListener('abort', stopChildren);
     await session.close();
-    io.stdout(`${style.dim(`Stopped every process and removed ${session.dir} (${seconds(Date.now() - startedMs)}).`)}\n`);
+    io.stdout(
+      `${style.dim(`Stopped every process and removed ${session.dir} (${seconds(Date.now() - startedMs)}).`)}\n`,
+    );
   }
 }
 
