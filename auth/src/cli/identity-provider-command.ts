@@ -1,5 +1,6 @@
 import { DEFAULT_SVID_TTL_S, DevelopmentIdentityProvider } from '../identity-provider/identity-provider.js';
 import { KEY_TYPES } from '../identity-provider/key-ring.js';
+import { formatSvidLogLine } from '../identity-provider/svid-log-line.js';
 import { loadWorkloadsFile } from '../identity-provider/workloads-file.js';
 import type { Command, CommandIo } from './command.js';
 import { EXIT, processIo, untilShutdown } from './command.js';
@@ -33,6 +34,12 @@ const options = {
     default: 'ec-p256',
     description: 'Signing key type: ec-p256 signs ES256, rsa-2048 signs RS256.',
   },
+  'log-svids': {
+    type: 'boolean',
+    description:
+      'Print one line on stderr per JWT-SVID minted: "identity-provider: minted JWT-SVID #<count> for ' +
+      '<spiffe_id> aud <JSON list>" (notegate demo counts them to prove that no SVID was fetched).',
+  },
 } as const;
 
 export function identityProviderCommand(io: CommandIo = processIo): Command<typeof options> {
@@ -56,6 +63,7 @@ export function identityProviderCommand(io: CommandIo = processIo): Command<type
         svidTtlS,
         keyType,
         onEvent: log,
+        ...(values['log-svids'] && { onSvidMinted: (minted) => io.stderr(`${formatSvidLogLine(minted)}\n`) }),
       });
       const rotate = () => {
         provider.rotate().catch((err: unknown) => log(`rotation failed: ${String(err)}`));

@@ -22,6 +22,15 @@ export interface IdentityProviderOptions {
   readonly clock?: Clock;
   /** Rotations, key retirements and unexpected errors, for the operator's log. */
   readonly onEvent?: (message: string) => void;
+  /** Called once per JWT-SVID minted (every FetchJWTSVID answer), after it is signed and before it is sent. */
+  readonly onSvidMinted?: (minted: MintedSvid) => void;
+}
+
+/** What `onSvidMinted` reports: the running count, whose SVID it was and for which audience. */
+export interface MintedSvid {
+  readonly count: number;
+  readonly spiffeId: string;
+  readonly audience: readonly string[];
 }
 
 export const DEFAULT_SVID_TTL_S = 300;
@@ -150,6 +159,7 @@ export class DevelopmentIdentityProvider {
     const svid = await mintJwtSvid(this.keys.signingKey, { spiffeId, audience, nowS, ttlS });
     this.minted += 1;
     this.keys.noteSigned((nowS + ttlS) * 1000);
+    this.options.onSvidMinted?.({ count: this.minted, spiffeId, audience });
     return svid;
   }
 

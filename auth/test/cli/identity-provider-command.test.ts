@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { parseSvidLogLine } from '../../src/identity-provider/svid-log-line.js';
 import { runNotegate, startNotegate } from '../support/cli-process.js';
 import { fastClient, heldKids, streamedBundles, tempSocketDir } from '../support/provider-fixtures.js';
 import { waitFor } from '../support/wait-for.js';
@@ -24,6 +25,7 @@ describe('notegate identity-provider', () => {
       /--socket-dir DIR .*\(required\)/,
       /--svid-ttl SECONDS .*\(default: 300\)/,
       /--key-type ec-p256\|rsa-2048 .*\(default: ec-p256\)/,
+      /--log-svids .*\(default: off\)/,
       /--help/,
     ]) {
       assert.match(stdout, line);
@@ -73,5 +75,24 @@ describe('notegate identity-provider', () => {
     const [code] = await once(child, 'exit');
     assert.equal(code, 0);
     assert.deepEqual(await readdir(dir), []);
+  });
+
+  it('--log-svids prints one stderr line per JWT-SVID minted, with the running count, identity and audience', async (t) => {
+    const dir = await tempSocketDir(t);
+    const file = join(dir, '..', 'workloads.yaml');
+    await writeFile(file, WORKLOADS);
+    const args = ['identity-provider', '--workloads', file, '--socket-dir', dir, '--log-svids'];
+    const { output } = await startNotegate(t, args);
+    const client = fastClient(t, join(dir, 'agent.sock'));
+    await client.fetchJwtSvid({ audience: 'http://a' });
+    await client.fetchJwtSvid({ audience: 'http://b' });
+    const minted = await waitFor('two SVID lines', () => {
+      const lines = output.stderr.split('\n').flatMap((line) => parseSvidLogLine(line) ?? []);
+      return lines.length === 2 && lines;
+    });
+    assert.deepEqual(minted, [
+      { count: 1, spiffeId: 'spiffe://example.org/agent', audience: ['http://a'] },
+      { count: 2, spiffeId: 'spiffe://example.org/agent', audience: ['http://b'] },
+    ]);
   });
 });

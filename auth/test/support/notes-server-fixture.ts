@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { AuditLog } from '../../src/audit/audit-log.js';
+import { reservePort } from '../../src/demo/free-port.js';
 import { closeServer, listen } from '../../src/http/listen.js';
 import { createNotesServer, type NotesServer, type NotesServerConfig } from '../../src/mcp-server/notes-server.js';
 import { TestAccessTokenIssuer } from './access-token-issuer.js';
@@ -92,12 +92,7 @@ export async function startNotesServer(t: TestContext, options: FixtureOptions =
 }
 
 /** A port that was free a moment ago (for servers whose URL must be known before they listen). */
-export async function freePort(): Promise<number> {
-  const probe = createServer();
-  const bound = await listen(probe, '127.0.0.1', 0);
-  await closeServer(probe);
-  return Number(bound.port);
-}
+export const freePort = (): Promise<number> => reservePort();
 
 /** Headers of a well-formed 2025-11-25 POST. */
 export function mcpHeaders(token?: string, extra: Record<string, string> = {}): Record<string, string> {

@@ -1,0 +1,114 @@
+import type { CommandIo } from '../cli/command.js';
+import { DemoInterrupted, runAgent } from './agent-runner.js';
+import type { RunningChild } from './child-processes.js';
+import { ChildNotReadyError } from './child-readiness.js';
+import type { Deployment } from './deployment.js';
+import { DEMO_REPLAY_MODE, startDeployment } from './deployment.js';
+import { handCalls } from './hand-calls.js';
+import type { Layout, ScenarioResult } from './report.js';
+import {
+  banner,
+  crashReport,
+  deploymentBlock,
+  passed,
+  scenarioBody,
+  scenarioHeader,
+  seconds,
+  summary,
+} from './report.js';
+import type { Scenario, ScenarioContext } from './scenario.js';
+import { allowed } from './scenarios/allowed.js';
+import { insufficientScope } from './scenarios/insufficient-scope.js';
+import { stolenToken } from './scenarios/stolen-token.js';
+import { untrustedIssuer } from './scenarios/untrusted-issuer.js';
+import { DemoSession } from './session.js';
+
+/** The four scenarios of issue 6, in order (scenario 4 relies on the SVIDs the others minted). */
+export const SCENARIOS: readonly Scenario[] = [allowed, insufficientScope, stolenToken, untrustedIssuer];
+
+export interface DemoOptions {
+  readonly keepRunning: boolean;
+  readonly layout: Layout;
+}
+
+/** 128 + the signal number, as a shell reports a process ended by it. */
+const SIGNAL_EXIT: Readonly<Record<string, number>> = { SIGINT: 130, SIGTERM: 143 };
+
+/**
+ * Starts the deployment, runs the scenarios, prints the report; with `keepRunning`, waits for
+ * `signal` before stopping. Resolves with the exit code: 0 when every scenario behaved as expected,
+ * 1 otherwise, 128 + n when interrupted by signal n. Everything started is stopped and removed on
+ * every way out.
+ */
+export async function runDemo(options: DemoOptions, io: CommandIo, signal: AbortSignal): Promise<number> {
+  const { layout } = options;
+  const { style } = layout;
+  const startedMs = Date.now();
+  io.stdout(banner(layout));
+  const session = await DemoSession.open();
+  // Unblocks whatever is waiting on a child: they all end, and the wait sees the signal.
+  const stopChildren = () => void session.children.stopAll();
+  signal.addEventListener('abort', stopChildren, { once: true });
+  try {
+    if (signal.aborted) throw new DemoInterrupted();
+    const deployment = await startDeployment(session.children, session.dir, (close) => session.onClose(close));
+    if (signal.aborted) throw new DemoInterrupted();
+    io.stdout(deploymentBlock(deployment, DEMO_REPLAY_MODE, Date.now() - startedMs, layout));
+    const results: ScenarioResult[] = [];
+    const reported = new Set<RunningChild>();
+    for (const [index, scenario] of SCENARIOS.entries()) {
+      io.stdout(scenarioHeader(index + 1, SCENARIOS.length, scenario.title, layout));
+      const result = await runScenario(scenario, session, deployment, signal);
+      results.push(result);
+      io.stdout(scenarioBody(result, layout));
+      const ended = deployment.servers.filter((server) => server.endedWith !== undefined && !reported.has(server));
+      for (const server of ended) reported.add(server);
+      io.stdout(crashReport(ended, layout));
+    }
+    io.stdout(summary(results, Date.now() - startedMs, layout));
+    const code = results.every(passed) ? 0 : 1;
+    if (!options.keepRunning) return code;
+    io.stdout(handCalls(deployment, layout));
+    await untilAborted(signal);
+    return code;
+  } catch (err) {
+    if (signal.aborted) {
+      io.stderr(`\nnotegate demo: interrupted (${String(signal.reason)}); stopping everything.\n`);
+      return SIGNAL_EXIT[String(signal.reason)] ?? 1;
+    }
+    if (err instanceof ChildNotReadyError) {
+      io.stderr(`notegate demo: the deployment did not start: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    signal.removeEventListener('abort', stopChildren);
+    await session.close();
+    io.stdout(
+      `${style.dim(`Stopped every process and removed ${session.dir} (${seconds(Date.now() - startedMs)}).`)}\n`,
+    );
+  }
+}
+
+async function runScenario(
+  scenario: Scenario,
+  session: DemoSession,
+  deployment: Deployment,
+  signal: AbortSignal,
+): Promise<ScenarioResult> {
+  const startedMs = Date.now();
+  const mark = await deployment.audit.mark();
+  const context: ScenarioContext = {
+    deployment,
+    agent: (caller, resource, args = []) => runAgent(session.children, deployment, signal, { caller, resource, args }),
+    auditSoFar: () => deployment.audit.since(mark),
+  };
+  const outcome = await scenario.run(context);
+  const audit = await deployment.audit.since(mark);
+  return { scenario, outcome, audit, durationMs: Date.now() - startedMs };
+}
+
+function untilAborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
