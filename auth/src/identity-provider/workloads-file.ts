@@ -7,9 +7,10 @@ import {
   rejectUnknownKeys,
   requiredList,
   requiredString,
+  requiredTrustDomain,
 } from '../shared/config-fields.js';
 import { isRecord } from '../shared/records.js';
-import { spiffeIdProblem, trustDomainProblem } from '../spiffe/spiffe-id.js';
+import { spiffeIdProblem } from '../spiffe/spiffe-id.js';
 
 export interface Workload {
   /** Also the socket's file name (`<name>.sock`), hence the narrow alphabet. */
@@ -36,9 +37,7 @@ export function parseWorkloads(text: string, source: string): WorkloadsConfig {
   const fail: ConfigFail = (where, why) => new UsageError(`workloads file ${source}: ${where}: ${why}`);
   const root = parseYamlMapping(text, 'trust_domain and workloads', fail);
   rejectUnknownKeys(root, TOP_LEVEL_KEYS, 'top level', fail);
-  const trustDomain = requiredString(root, 'trust_domain', 'trust_domain', fail);
-  const trustDomainError = trustDomainProblem(trustDomain);
-  if (trustDomainError) throw fail('trust_domain', trustDomainError);
+  const trustDomain = requiredTrustDomain(root, fail);
   const workloads = requiredList(root, 'workloads', 'workloads', fail).map((entry: unknown, index) =>
     parseWorkload(entry, `workloads[${index}]`, trustDomain, fail),
   );

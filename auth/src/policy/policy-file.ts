@@ -8,9 +8,10 @@ import {
   rejectUnknownKeys,
   requiredList,
   requiredString,
+  requiredTrustDomain,
 } from '../shared/config-fields.js';
 import { isRecord } from '../shared/records.js';
-import { spiffeIdProblem, trustDomainProblem } from '../spiffe/spiffe-id.js';
+import { spiffeIdProblem } from '../spiffe/spiffe-id.js';
 import type { Grant, ResourceGrant } from './policy.js';
 import { Policy } from './policy.js';
 import { normalizeResource } from './resource.js';
@@ -33,9 +34,7 @@ export function parsePolicy(text: string, source: string): Policy {
   const fail: ConfigFail = (where, why) => new UsageError(`policy file ${source}: ${where}: ${why}`);
   const root = parseYamlMapping(text, 'trust_domain and grants', fail);
   rejectUnknownKeys(root, TOP_LEVEL_KEYS, 'top level', fail);
-  const trustDomain = requiredString(root, 'trust_domain', 'trust_domain', fail);
-  const trustDomainError = trustDomainProblem(trustDomain);
-  if (trustDomainError) throw fail('trust_domain', trustDomainError);
+  const trustDomain = requiredTrustDomain(root, fail);
   const grants = requiredList(root, 'grants', 'grants', fail).map((entry: unknown, index) =>
     parseGrant(entry, `grants[${index}]`, trustDomain, fail),
   );

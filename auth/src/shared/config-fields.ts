@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
 import { UsageError } from '../errors/usage-error.js';
+import { trustDomainProblem } from '../spiffe/spiffe-id.js';
 import { isRecord } from './records.js';
 
 /** Builds the start-up error for one entry of a config file (`where` is its path, e.g. `grants[1].spiffe_id`). */
@@ -32,6 +33,14 @@ export function requiredString(record: Record<string, unknown>, key: string, whe
   const value = record[key];
   if (typeof value !== 'string' || value === '') throw fail(where, 'is required and must be a non-empty string');
   return value;
+}
+
+/** The `trust_domain` key every notegate config file starts with, checked by the SPIFFE rules. */
+export function requiredTrustDomain(record: Record<string, unknown>, fail: ConfigFail): string {
+  const trustDomain = requiredString(record, 'trust_domain', 'trust_domain', fail);
+  const problem = trustDomainProblem(trustDomain);
+  if (problem) throw fail('trust_domain', problem);
+  return trustDomain;
 }
 
 /** A required list with at least one entry. */
