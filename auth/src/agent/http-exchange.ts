@@ -1,4 +1,5 @@
 import type { FetchLike } from '@modelcontextprotocol/client';
+import { readResponseText } from '../http/read-body.js';
 import { isRecord } from '../shared/records.js';
 import type { AgentStep } from './agent-errors.js';
 import { AgentError, quoted, transportFailed } from './agent-errors.js';
@@ -34,7 +35,7 @@ export async function exchange(step: AgentStep, url: URL, init: RequestInit, htt
       signal: AbortSignal.timeout(http.timeoutMs),
     });
     await refuseRedirect(step, what, response);
-    const text = await readBoundedText(response, MAX_RESPONSE_BYTES);
+    const text = await readResponseText(response, MAX_RESPONSE_BYTES);
     if (text === null) {
       throw transportFailed(step, 'response_too_large', `${what} answered more than ${MAX_RESPONSE_BYTES} bytes`);
     }
@@ -69,25 +70,6 @@ function causeOf(err: unknown): string {
     return code ?? cause.message;
   }
   return err.message;
-}
-
-/** The body as text, or null once it grows past `limitBytes` (the rest is not read). */
-async function readBoundedText(response: Response, limitBytes: number): Promise<string | null> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limitBytes) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** RFC 8414 §3.2, RFC 9728 §3.2, RFC 6749 §5.1: the documents are application/json. */

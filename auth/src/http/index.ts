@@ -1,6 +1,6 @@
 /** The generic HTTP helpers, shared with other packages of the workspace (`@notegate/auth/http`). */
 export { closeServer, listen } from './listen.js';
-export { BodyTooLargeError, readBody } from './read-body.js';
+export { BodyTooLargeError, readBody, readResponseText } from './read-body.js';
 export { sendJson, sendJsonAndClose } from './respond.js';
 export type { Handler, RouteMatch, RouteTable } from './routes.js';
 export { matchRoute, pathOf } from './routes.js';

@@ -48,3 +48,25 @@ export function readBody(req: IncomingMessage, limitBytes: number): Promise<Buff
     req.on('error', onError);
   });
 }
+
+/**
+ * A fetch response's body as text, or null once it grows past `limitBytes`: the rest is neither
+ * read nor buffered, so an endpoint cannot make us hold more than the limit.
+ */
+export async function readResponseText(response: Response, limitBytes: number): Promise<string | null> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limitBytes) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

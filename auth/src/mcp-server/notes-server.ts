@@ -60,7 +60,7 @@ export async function createNotesServer(config: NotesServerConfig): Promise<Note
   const keys = new KeySetCache({
     fetchKeySet: () => fetchKeySet(config.jwksUri, fetchImpl),
     clock,
-    onReplaced: () => tokenCache?.clear(),
+    onKeysRevoked: () => tokenCache?.clear(),
   });
   const verify = createAccessTokenVerifier({
     issuer: config.issuer,

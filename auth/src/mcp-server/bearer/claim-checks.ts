@@ -1,6 +1,6 @@
 import { bearerError } from '../../errors/bearer-errors.js';
+import { parseScopeParameter } from '../../oauth/scope.js';
 import { clip } from '../../shared/clip.js';
-import { parseScope } from './scope.js';
 
 /** The claims of a verified access token (spec: "Access token" table), typed. */
 export interface AccessTokenClaims {
@@ -48,8 +48,8 @@ export function checkRequiredClaims(payload: Payload): AccessTokenClaims {
   if (clientId !== undefined && typeof clientId !== 'string') throw malformed('client_id');
   if (jti !== undefined && typeof jti !== 'string') throw malformed('jti');
   if (nbf !== undefined && !isNumericDate(nbf)) throw malformed('nbf');
-  const scopes = parseScope(scope);
-  if (scopes === undefined) throw bearerError('ERR_CLAIMS', `scope ${describe(scope)} is not a scope list`);
+  const scopes = parseScopeParameter(scope);
+  if (scopes === null) throw bearerError('ERR_CLAIMS', `scope ${describe(scope)} is not a scope list`);
   return { iss, sub, aud: audience, exp, iat, scopes, clientId, jti, nbf };
 }
 

@@ -1,10 +1,11 @@
 import { describeThrown } from '../../errors/protocol-error.js';
+import { readResponseText } from '../../http/read-body.js';
 import { type KeySet, parseKeySet } from './key-set-document.js';
 
 /** The fetch the key set source needs; injected so tests reach outages and count requests. */
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 
-export const JWKS_FETCH_TIMEOUT_MS = 5_000;
+const JWKS_FETCH_TIMEOUT_MS = 5_000;
 /** A key set is a few KiB; anything far larger is not one. */
 const MAX_KEY_SET_BYTES = 256 * 1024;
 
@@ -21,18 +22,14 @@ export class KeySetFetchError extends Error {
  * names: no jku, x5u). Redirects are not followed, so the URL cannot be moved
  * elsewhere by whoever answers it.
  */
-export async function fetchKeySet(
-  url: string,
-  fetchImpl: FetchLike,
-  timeoutMs = JWKS_FETCH_TIMEOUT_MS,
-): Promise<KeySet> {
+export async function fetchKeySet(url: string, fetchImpl: FetchLike): Promise<KeySet> {
   let response: Response;
   try {
     response = await fetchImpl(url, {
       method: 'GET',
       redirect: 'manual',
       headers: { accept: 'application/jwk-set+json, application/json' },
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: AbortSignal.timeout(JWKS_FETCH_TIMEOUT_MS),
     });
   } catch (err) {
     throw new KeySetFetchError(`GET ${url} failed: ${describeThrown(err)}`);
@@ -41,8 +38,8 @@ export async function fetchKeySet(
     await response.body?.cancel();
     throw new KeySetFetchError(`GET ${url} answered ${response.status}`);
   }
-  const text = await response.text();
-  if (text.length > MAX_KEY_SET_BYTES) throw new KeySetFetchError(`GET ${url} answered more than 256 KiB`);
+  const text = await readResponseText(response, MAX_KEY_SET_BYTES);
+  if (text === null) throw new KeySetFetchError(`GET ${url} answered more than 256 KiB`);
   try {
     return parseKeySet(JSON.parse(text));
   } catch (err) {

@@ -4,6 +4,7 @@ import { describeThrown } from '../../errors/protocol-error.js';
 import { clip } from '../../shared/clip.js';
 import type { Clock } from '../../shared/clock.js';
 import type { KeySet, PublicJwk } from './key-set-document.js';
+import { reconcileKeySet } from './key-set-document.js';
 
 /** Spec limit: a key-set refetch (for an unknown kid, or after a failure) at most once every 10 s. */
 export const REFETCH_INTERVAL_MS = 10_000;
@@ -16,8 +17,8 @@ export interface KeySetCacheOptions {
   readonly clock: Clock;
   readonly refetchIntervalMs?: number;
   readonly maxAgeMs?: number;
-  /** Called after a fetch replaced the key set (the verified-token cache is cleared then). */
-  readonly onReplaced?: () => void;
+  /** Called when a fetch removed or changed a key trusted before (the verified-token cache is cleared then). */
+  readonly onKeysRevoked?: () => void;
 }
 
 /**
@@ -64,7 +65,7 @@ export class KeySetCache {
     throw bearerError('ERR_KEY_UNKNOWN', `kid ${clip(kid)} not in refetched key set`);
   }
 
-  /** The imported P-256 verification key (public members only), imported once per key-set entry. */
+  /** The imported P-256 verification key (public members only), imported once per key (refetches keep unchanged entries). */
   cryptoKeyFor(jwk: PublicJwk): Promise<CryptoKey> {
     let imported = this.#imported.get(jwk);
     if (!imported) {
@@ -99,9 +100,10 @@ export class KeySetCache {
     this.#attemptedAtMs = this.#options.clock();
     const attempt = this.#options.fetchKeySet().then(
       (keys) => {
-        this.#keys = keys;
+        const reconciled = reconcileKeySet(this.#keys, keys);
+        this.#keys = reconciled.keys;
         this.#fetchedAtMs = this.#options.clock();
-        this.#options.onReplaced?.();
+        if (reconciled.revoked) this.#options.onKeysRevoked?.();
         return true;
       },
       (err: unknown) => {

@@ -1,3 +1,5 @@
+import { isRecord } from '../../shared/records.js';
+
 /** The members of a JWK the server reads (RFC 7517 §4, RFC 7518 §6.2); private members are never kept. */
 export interface PublicJwk {
   readonly kid: string;
@@ -43,6 +45,26 @@ function stringOrUndefined(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+export interface ReconciledKeySet {
+  readonly keys: KeySet;
+  /** A key trusted before was removed or changed: what was verified with it no longer holds. */
+  readonly revoked: boolean;
+}
+
+/**
+ * The fetched set, keeping the previous entry for every kid whose key is unchanged (its imported
+ * CryptoKey stays cached with it), and whether a previously trusted key was removed or changed.
+ */
+export function reconcileKeySet(previous: KeySet | undefined, fetched: KeySet): ReconciledKeySet {
+  const keys = new Map<string, PublicJwk>();
+  for (const [kid, jwk] of fetched) {
+    const known = previous?.get(kid);
+    keys.set(kid, known !== undefined && sameKey(known, jwk) ? known : jwk);
+  }
+  const revoked = [...(previous ?? [])].some(([kid, jwk]) => keys.get(kid) !== jwk);
+  return { keys, revoked };
+}
+
+function sameKey(a: PublicJwk, b: PublicJwk): boolean {
+  return a.kty === b.kty && a.crv === b.crv && a.x === b.x && a.y === b.y && a.alg === b.alg && a.use === b.use;
 }

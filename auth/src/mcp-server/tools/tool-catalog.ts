@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { UsageError } from '../../errors/usage-error.js';
-import { isScopeToken } from '../bearer/scope.js';
+import { isScopeToken } from '../../oauth/scope.js';
 
 /** A tool as the server registers it: its scope, an argument check, and how to add it to an SDK server. */
 export interface ToolRegistration {

@@ -10,11 +10,11 @@ import {
 } from '../../../src/mcp-server/bearer/claim-checks.js';
 import { extractBearerToken } from '../../../src/mcp-server/bearer/extract-bearer-token.js';
 import { checkAlgorithm, checkTokenType } from '../../../src/mcp-server/bearer/header-checks.js';
-import { parseScope } from '../../../src/mcp-server/bearer/scope.js';
 import { checkToolScope } from '../../../src/mcp-server/bearer/scope-check.js';
 import { decodeTokenHeader } from '../../../src/mcp-server/bearer/token-header.js';
 import { VerifiedTokenCache } from '../../../src/mcp-server/bearer/verified-token-cache.js';
 import type { PublicJwk } from '../../../src/mcp-server/keys/key-set-document.js';
+import { parseScopeParameter } from '../../../src/oauth/scope.js';
 
 function refusedWith(code: string): (err: unknown) => boolean {
   return (err) => {
@@ -151,10 +151,10 @@ describe('claim checks', () => {
     assert.throws(() => checkExpiry(claims, 1_000_009), refusedWith('ERR_NOT_YET_VALID'));
   });
   it('parses scope lists per RFC 6749 §3.3', () => {
-    assert.deepEqual(parseScope('notes:read'), new Set(['notes:read']));
-    assert.equal(parseScope(' notes:read'), undefined);
-    assert.equal(parseScope('notes:read '), undefined);
-    assert.equal(parseScope('notes\\read'), undefined);
+    assert.deepEqual(parseScopeParameter('notes:read'), new Set(['notes:read']));
+    assert.equal(parseScopeParameter(' notes:read'), null);
+    assert.equal(parseScopeParameter('notes:read '), null);
+    assert.equal(parseScopeParameter('notes\\read'), null);
   });
   it('requires the tool scope among the granted scopes (403 naming it)', () => {
     const claims = checkRequiredClaims(payload({ scope: 'notes:read' }));

@@ -5,7 +5,12 @@ import { ProtocolError } from '../../../src/errors/protocol-error.js';
 import { closeServer, listen } from '../../../src/http/listen.js';
 import { fetchKeySet } from '../../../src/mcp-server/keys/fetch-key-set.js';
 import { KeySetCache } from '../../../src/mcp-server/keys/key-set-cache.js';
-import { type KeySet, type PublicJwk, parseKeySet } from '../../../src/mcp-server/keys/key-set-document.js';
+import {
+  type KeySet,
+  type PublicJwk,
+  parseKeySet,
+  reconcileKeySet,
+} from '../../../src/mcp-server/keys/key-set-document.js';
 import { ManualClock } from '../../support/notes-server-fixture.js';
 
 const key = (kid: string): PublicJwk => ({ kid, kty: 'EC', crv: 'P-256', x: 'x', y: 'y', alg: 'ES256', use: 'sig' });
@@ -41,14 +46,12 @@ describe('KeySetCache', () => {
   it('refetches once for a new kid, then refuses further unknown kids for 10 s without fetching', async () => {
     const source = new KeySource();
     const clock = new ManualClock();
-    let replaced = 0;
-    const cache = new KeySetCache({ fetchKeySet: source.fetch, clock: clock.now, onReplaced: () => replaced++ });
+    const cache = new KeySetCache({ fetchKeySet: source.fetch, clock: clock.now });
     await cache.keyFor('k1');
     clock.advance(10_000);
     source.kids = ['k2', 'k1'];
     assert.equal((await cache.keyFor('k2')).kid, 'k2');
     assert.equal(source.calls, 2);
-    assert.equal(replaced, 2);
     await assert.rejects(cache.keyFor('k3'), (err) => code(err) === 'ERR_KEY_UNKNOWN');
     clock.advance(9_999);
     await assert.rejects(cache.keyFor('k4'), (err) => code(err) === 'ERR_KEY_UNKNOWN');
@@ -56,6 +59,25 @@ describe('KeySetCache', () => {
     clock.advance(1);
     await assert.rejects(cache.keyFor('k4'), (err) => code(err) === 'ERR_KEY_UNKNOWN');
     assert.equal(source.calls, 3);
+  });
+
+  it('reports revoked keys only when a refetch removes or changes a trusted key, and keeps unchanged keys imported', async () => {
+    const source = new KeySource();
+    const clock = new ManualClock();
+    let revoked = 0;
+    const cache = new KeySetCache({ fetchKeySet: source.fetch, clock: clock.now, onKeysRevoked: () => revoked++ });
+    const first = await cache.keyFor('k1');
+    clock.advance(10_000);
+    source.kids = ['k1', 'k2'];
+    await cache.keyFor('k2');
+    assert.equal(revoked, 0, 'an added key revokes nothing');
+    assert.equal(await cache.keyFor('k1'), first, 'the unchanged entry is kept, so its import is reused');
+    clock.advance(10_000);
+    source.kids = ['k2'];
+    await assert.rejects(cache.keyFor('k3'), (err) => code(err) === 'ERR_KEY_UNKNOWN');
+    assert.equal(source.calls, 3);
+    assert.equal(revoked, 1, 'the refetch for k3 removed k1');
+    await assert.rejects(cache.keyFor('k1'), (err) => code(err) === 'ERR_KEY_UNKNOWN');
   });
 
   it('shares one in-flight fetch among concurrent requests', async () => {
@@ -131,6 +153,15 @@ describe('parseKeySet', () => {
     assert.deepEqual([...keys.keys()], ['a']);
     assert.equal('d' in (keys.get('a') ?? {}), false);
   });
+  it('reconciles a refetched set: a changed key under a known kid is a revocation, an identical one is kept', () => {
+    const previous: KeySet = new Map([['a', key('a')]]);
+    const same = reconcileKeySet(previous, new Map([['a', key('a')]]));
+    assert.equal(same.revoked, false);
+    assert.equal(same.keys.get('a'), previous.get('a'));
+    const changed = reconcileKeySet(previous, new Map([['a', { ...key('a'), x: 'other' }]]));
+    assert.equal(changed.revoked, true);
+    assert.equal(changed.keys.get('a')?.x, 'other');
+  });
   it('refuses documents that are not a JWKS', () => {
     for (const document of [null, [], {}, { keys: {} }]) assert.throws(() => parseKeySet(document));
   });
@@ -147,6 +178,10 @@ describe('fetchKeySet', () => {
         res.writeHead(200, { 'content-type': 'application/json' }).end('{"keys":[{"kid":"a","kty":"EC"}]}');
         return;
       }
+      if (req.url === '/huge') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(`{"keys":[],"pad":"${'x'.repeat(300 * 1024)}"}`);
+        return;
+      }
       res.writeHead(200).end('not json');
     });
     const base = await listen(server, '127.0.0.1', 0);
@@ -154,6 +189,7 @@ describe('fetchKeySet', () => {
     assert.deepEqual([...(await fetchKeySet(`${base.origin}/jwks`, fetch)).keys()], ['a']);
     await assert.rejects(fetchKeySet(`${base.origin}/redirect`, fetch), /answered 302/);
     await assert.rejects(fetchKeySet(`${base.origin}/text`, fetch), /did not answer a JWKS/);
+    await assert.rejects(fetchKeySet(`${base.origin}/huge`, fetch), /answered more than 256 KiB/);
     await assert.rejects(fetchKeySet('http://127.0.0.1:1/jwks', fetch), /failed/);
   });
 });
