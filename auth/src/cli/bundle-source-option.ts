@@ -1,7 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { UsageError } from '../errors/usage-error.js';
 import { FileBundleSource } from '../spiffe/bundles/file-bundle-source.js';
-import { importJwtBundleBytes } from '../spiffe/bundles/import-bundle.js';
 import type { JwtBundleSource } from '../spiffe/bundles/jwt-bundle-source.js';
 import { WorkloadApiBundleSource } from '../spiffe/bundles/workload-api-bundle-source.js';
 import { resolveWorkloadApiAddress } from '../spiffe/workload-api/address.js';
@@ -56,19 +54,24 @@ export async function openBundleSource(flags: BundleSourceFlags): Promise<JwtBun
   };
 }
 
+/**
+ * The file's first read decides: unreadable, invalid or without a key is a start-up error; the keys
+ * read are the ones served. Its notes are held until then, so a failed start says its reason once.
+ */
 async function openBundleFile(path: string, flags: BundleSourceFlags): Promise<JwtBundleSource> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(path);
-  } catch (err) {
-    throw new UsageError(`--jwt-bundle ${path}: cannot read: ${err instanceof Error ? err.message : String(err)}`);
+  const firstReadNotes: string[] = [];
+  let onEvent = (message: string): void => {
+    firstReadNotes.push(message);
+  };
+  const source = new FileBundleSource({ path, trustDomain: flags.trustDomain, onEvent: (m) => onEvent(m) }).start();
+  const problem =
+    (await source.settled()) ??
+    (source.keysFor(flags.trustDomain).status === 'ok' ? null : 'holds no usable JWT-SVID key');
+  if (problem !== null) {
+    await source.close();
+    throw new UsageError(`--jwt-bundle ${path}: ${problem}`);
   }
-  let keyCount: number;
-  try {
-    keyCount = (await importJwtBundleBytes(bytes)).keys.size;
-  } catch (err) {
-    throw new UsageError(`--jwt-bundle ${path}: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  if (keyCount === 0) throw new UsageError(`--jwt-bundle ${path}: holds no usable JWT-SVID key`);
-  return new FileBundleSource({ path, trustDomain: flags.trustDomain, onEvent: flags.onEvent }).start();
+  for (const note of firstReadNotes) flags.onEvent(note);
+  onEvent = flags.onEvent;
+  return source;
 }

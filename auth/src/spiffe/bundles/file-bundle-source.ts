@@ -28,6 +28,7 @@ export class FileBundleSource extends StateBackedBundleSource {
   private watcher: FSWatcher | undefined;
   private poller: NodeJS.Timeout | undefined;
   private lastVersion: string | null = null;
+  /** Why the last read could not be used ("cannot read: …", or what is wrong with the content). */
   private lastProblem: string | null = null;
   private reloading: Promise<void> | null = null;
   private pendingForce: boolean | null = null;
@@ -53,6 +54,12 @@ export class FileBundleSource extends StateBackedBundleSource {
     this.poller = setInterval(() => this.reload(false), this.options.pollIntervalMs ?? DEFAULT_BUNDLE_POLL_INTERVAL_MS);
     this.poller.unref();
     return this;
+  }
+
+  /** Waits for the reads under way (the first one after start); then the file's problem, or null when its keys are in use. */
+  async settled(): Promise<string | null> {
+    while (this.reloading) await this.reloading;
+    return this.lastProblem;
   }
 
   async close(): Promise<void> {
@@ -81,23 +88,34 @@ export class FileBundleSource extends StateBackedBundleSource {
   /** A watch event forces a read; a poll reads only when inode, size or times changed. */
   private async readOnce(force: boolean): Promise<void> {
     const { path, trustDomain } = this.options;
+    let bytes: Buffer;
     try {
       const info = await stat(path);
       const version = `${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
       if (!force && version === this.lastVersion) return;
       // Set before parsing: an invalid file is not re-parsed on every poll, only when it changes.
       this.lastVersion = version;
-      const imported = await importJwtBundleBytes(await readFile(path));
+      bytes = await readFile(path);
+    } catch (err) {
+      this.fail(`cannot read: ${err instanceof Error ? err.message : String(err)}`);
+      return;
+    }
+    try {
+      const imported = await importJwtBundleBytes(bytes);
       for (const note of imported.ignored) this.onEvent(`${path}: ignoring ${note}`);
       if (this.closed) return;
       this.state.replace(new Map([[trustDomain, { kind: 'keys', keys: imported.keys }]]));
       this.lastProblem = null;
     } catch (err) {
-      const reason = `JWT bundle file ${path}: ${err instanceof Error ? err.message : String(err)}`;
-      if (this.closed) return;
-      this.state.markUnavailable(reason);
-      if (reason !== this.lastProblem) this.onEvent(reason);
-      this.lastProblem = reason;
+      this.fail(err instanceof Error ? err.message : String(err));
     }
+  }
+
+  private fail(problem: string): void {
+    if (this.closed) return;
+    const reason = `JWT bundle file ${this.options.path}: ${problem}`;
+    this.state.markUnavailable(reason);
+    if (problem !== this.lastProblem) this.onEvent(reason);
+    this.lastProblem = problem;
   }
 }

@@ -51,6 +51,16 @@ describe('FileBundleSource', () => {
     assert.equal(kids(source), 'first,second');
   });
 
+  it('settles after its first read: the keys are served at once, or the problem is named', async (t) => {
+    const { source } = await sourceFor(t, JSON.stringify({ keys: [first.publicJwk] }));
+    assert.equal(await source.settled(), null);
+    assert.equal(kids(source), 'first');
+    const missing = await sourceFor(t, null);
+    assert.match((await missing.source.settled()) ?? '', /^cannot read: ENOENT/);
+    const invalid = await sourceFor(t, '{"keys": 1}');
+    assert.match((await invalid.source.settled()) ?? '', /^bundle is not a JWK Set/);
+  });
+
   it('reports a bundle with no JWT keys as untrusted', async (t) => {
     const { source } = await sourceFor(t, JSON.stringify({ keys: [{ ...first.publicJwk, use: 'x509-svid' }] }));
     await source.ready(2_000);
