@@ -89,12 +89,14 @@ export function stderrSink(): AuditSink {
  * Appends to `path` (O_APPEND), one write(2) per line so concurrent writers
  * never interleave. Opened eagerly so a bad path is a start-up error.
  */
-export function fileSink(path: string, flag = '--audit-log'): { sink: AuditSink; close: () => void } {
+export function fileSink(path: string): { sink: AuditSink; close: () => void } {
   let fd: number;
   try {
     fd = openSync(path, 'a', 0o600);
   } catch (err) {
-    throw new UsageError(`${flag}: cannot open ${path} for appending (${(err as NodeJS.ErrnoException).code ?? err})`);
+    throw new UsageError(
+      `--audit-log: cannot open ${path} for appending (${(err as NodeJS.ErrnoException).code ?? err})`,
+    );
   }
   return {
     sink: (line) => {
@@ -102,6 +104,13 @@ export function fileSink(path: string, flag = '--audit-log'): { sink: AuditSink;
     },
     close: () => closeSync(fd),
   };
+}
+
+/** A component's audit log (spec: every component): the `--audit-log` file, else stderr. */
+export function openAuditLog(path: string | undefined): { audit: AuditLog; close: () => void } {
+  if (path === undefined) return { audit: new AuditLog(stderrSink()), close: () => undefined };
+  const file = fileSink(path);
+  return { audit: new AuditLog(file.sink), close: file.close };
 }
 
 function reportSinkError(err: unknown): void {

@@ -5,13 +5,14 @@ import type { McpOperation } from '../agent/mcp-call.js';
 import { callMcpServer } from '../agent/mcp-call.js';
 import { replayToken } from '../agent/replay-token.js';
 import { KNOWN_TOOLS, scopeForTool } from '../agent/tool-scopes.js';
+import { openAuditLog } from '../audit/audit-log.js';
 import { UsageError } from '../errors/usage-error.js';
 import { isRecord } from '../shared/records.js';
 import { WorkloadApiClient } from '../spiffe/workload-api/client.js';
 import type { Command, CommandIo } from './command.js';
 import { processIo } from './command.js';
 import type { ParsedOptions } from './options.js';
-import { openAgentAudit, parseTokenFlags, tokenRequestOptions, tokenTargetOptions } from './token-options.js';
+import { parseTokenFlags, tokenRequestOptions, tokenTargetOptions } from './token-options.js';
 
 const options = {
   ...tokenTargetOptions,
@@ -67,7 +68,7 @@ export function agentCommand(io: CommandIo = processIo): Command<AgentOptions> {
     options,
     async run({ options: values }) {
       const flags = parseAgentFlags(values);
-      const { audit, close } = openAgentAudit(flags.token.auditPath);
+      const { audit, close } = openAuditLog(flags.token.auditPath);
       const svidSource = new WorkloadApiClient({ address: flags.token.workloadApi });
       try {
         return await runAgent(flags, { audit, svidSource }, io);

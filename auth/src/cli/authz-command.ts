@@ -1,4 +1,4 @@
-import { AuditLog, fileSink, stderrSink } from '../audit/audit-log.js';
+import { openAuditLog } from '../audit/audit-log.js';
 import { startAuthz } from '../authz/authz-server.js';
 import { REPLAY_MODES } from '../authz/check-replay.js';
 import { DEFAULT_MAX_SVID_LIFETIME_S } from '../authz/check-svid-lifetime.js';
@@ -8,7 +8,7 @@ import { openBundleSource } from './bundle-source-option.js';
 import type { Command, CommandIo } from './command.js';
 import { EXIT, processIo, untilShutdown } from './command.js';
 import type { ParsedOptions } from './options.js';
-import { parseChoice, parseHttpUrl, parseInteger, parsePort } from './values.js';
+import { listenAddressOf, parseChoice, parseHttpUrl, parseInteger } from './values.js';
 
 /** Ours: a day, as the identity provider's TTL bound; the spec's default (300 s) is SPIRE's JWT-SVID TTL. */
 const MAX_SVID_LIFETIME_LIMIT_S = 86_400;
@@ -84,8 +84,7 @@ export function authzCommand(io: CommandIo = processIo): Command<typeof options>
       const { issuer, host, port, maxSvidLifetimeS, replayMode } = parseFlags(values);
       const policy = await loadPolicyFile(values.policy);
       const log = (message: string) => io.stderr(`authz: ${message}\n`);
-      const auditFile = values['audit-log'] === undefined ? null : fileSink(values['audit-log']);
-      const audit = new AuditLog(auditFile?.sink ?? stderrSink());
+      const { audit, close: closeAudit } = openAuditLog(values['audit-log']);
       const bundles = await openBundleSource({
         jwtBundle: values['jwt-bundle'],
         workloadApi: values['workload-api'],
@@ -93,12 +92,12 @@ export function authzCommand(io: CommandIo = processIo): Command<typeof options>
         trustDomain: policy.trustDomain,
         onEvent: log,
       }).catch((err: unknown) => {
-        auditFile?.close();
+        closeAudit();
         throw err;
       });
       const closeSources = async () => {
         await bundles.close();
-        auditFile?.close();
+        closeAudit();
       };
       const options = { issuer, policy, bundles, replayMode, maxSvidLifetimeS, audit, host, port };
       const authz = await startAuthz(options).catch(async (err: unknown) => {
@@ -121,11 +120,9 @@ type Values = ParsedOptions<typeof options>;
 
 /** The flags that need no I/O, validated before anything is opened. */
 function parseFlags(values: Values) {
-  const issuerUrl = parseIssuer(values.issuer);
   return {
     issuer: values.issuer,
-    host: values.host ?? issuerUrl.hostname.replace(/^\[(.*)\]$/, '$1'),
-    port: values.port === undefined ? defaultPort(issuerUrl) : parsePort('--port', values.port),
+    ...listenAddressOf(parseIssuer(values.issuer), values.host, values.port),
     maxSvidLifetimeS: parseInteger('--max-svid-lifetime', values['max-svid-lifetime'], 1, MAX_SVID_LIFETIME_LIMIT_S),
     replayMode: parseChoice('--svid-replay', values['svid-replay'], REPLAY_MODES),
   };
@@ -138,9 +135,4 @@ function parseIssuer(value: string): URL {
   if (!/^[\x21-\x7e]+$/.test(value))
     throw new UsageError(`--issuer: '${value}' must be printable ASCII without spaces`);
   return url;
-}
-
-function defaultPort(url: URL): number {
-  if (url.port !== '') return Number(url.port);
-  return url.protocol === 'https:' ? 443 : 80;
 }

@@ -1,13 +1,14 @@
 import { AGENT_EXIT, FAILURE_CLASS_LINES } from '../agent/agent-errors.js';
 import { fetchAccessToken, requireScope } from '../agent/fetch-access-token.js';
 import { AccessTokenCache } from '../agent/token-cache.js';
+import { openAuditLog } from '../audit/audit-log.js';
 import { UsageError } from '../errors/usage-error.js';
 import { WorkloadApiClient } from '../spiffe/workload-api/client.js';
 import { runWrapper } from '../stdio-wrapper/run-wrapper.js';
 import type { Command, CommandIo } from './command.js';
 import { processIo } from './command.js';
 import type { ParsedOptions } from './options.js';
-import { openAgentAudit, parseTokenFlags, tokenRequestOptions, tokenTargetOptions } from './token-options.js';
+import { parseTokenFlags, tokenRequestOptions, tokenTargetOptions } from './token-options.js';
 import { parseInteger } from './values.js';
 
 /** Ours: replace the token once two minutes (of the spec's five) are left; retries then have two minutes. */
@@ -78,7 +79,7 @@ export function mcpSvidStdioCommand(io: CommandIo = processIo): Command<WrapperO
     acceptsRest: true,
     async run({ options: values, rest }) {
       const flags = parseWrapperFlags(values, rest);
-      const { audit, close } = openAgentAudit(flags.token.auditPath);
+      const { audit, close } = openAuditLog(flags.token.auditPath);
       const svidSource = new WorkloadApiClient({ address: flags.token.workloadApi });
       const cache = new AccessTokenCache({ reuseMarginMs: WRAPPER_REFRESH_MARGIN_MS });
       const { resource, trustedIssuers, timeoutMs } = flags.token;

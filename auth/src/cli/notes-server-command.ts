@@ -1,12 +1,12 @@
 import { resolve } from 'node:path';
-import { AuditLog, fileSink, stderrSink } from '../audit/audit-log.js';
+import { openAuditLog } from '../audit/audit-log.js';
 import { UsageError } from '../errors/usage-error.js';
 import { closeServer, listen } from '../http/listen.js';
 import { createNotesServer } from '../mcp-server/notes-server.js';
 import type { Command } from './command.js';
 import { EXIT, untilShutdown } from './command.js';
 import type { CommandLine } from './options.js';
-import { parseHttpUrl, parsePort } from './values.js';
+import { listenAddressOf, parseHttpUrl } from './values.js';
 
 const options = {
   name: {
@@ -68,14 +68,14 @@ export const notesServerCommand: Command<NotesServerOptions> = {
   options,
   run: async (line: CommandLine<NotesServerOptions>) => {
     const { name, resource, issuer, jwksUri, notesDir, host, port, auditPath } = readOptions(line);
-    const auditFile = auditPath === undefined ? undefined : fileSink(auditPath);
+    const { audit, close: closeAudit } = openAuditLog(auditPath);
     const notes = await createNotesServer({
       name,
       resource,
       issuer,
       jwksUri,
       notesDir,
-      audit: new AuditLog(auditFile?.sink ?? stderrSink()),
+      audit,
       onFault: (tool, err) => process.stderr.write(`notes-server: tool ${tool} failed: ${String(err)}\n`),
     });
     const base = await listen(notes.server, host, port).catch((err: NodeJS.ErrnoException) => {
@@ -85,7 +85,7 @@ export const notesServerCommand: Command<NotesServerOptions> = {
     await untilShutdown(async () => {
       await notes.close();
       await closeServer(notes.server);
-      auditFile?.close();
+      closeAudit();
     });
     return EXIT.ok;
   },
@@ -99,15 +99,13 @@ function readOptions(line: CommandLine<NotesServerOptions>) {
   const resource = parseHttpUrl('--resource', o.resource);
   parseHttpUrl('--issuer', o.issuer);
   parseHttpUrl('--jwks-uri', o['jwks-uri']);
-  const defaultPort = resource.port === '' ? (resource.protocol === 'https:' ? 443 : 80) : Number(resource.port);
   return {
     name: o.name,
     resource,
     issuer: o.issuer,
     jwksUri: o['jwks-uri'],
     notesDir: resolve(o['notes-dir'] ?? `.notegate/notes/${o.name}`),
-    host: o.host ?? resource.hostname.replace(/^\[(.*)\]$/, '$1'),
-    port: o.port === undefined ? defaultPort : parsePort('--port', o.port),
+    ...listenAddressOf(resource, o.host, o.port),
     auditPath: o['audit-log'],
   };
 }

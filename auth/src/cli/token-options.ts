@@ -1,5 +1,4 @@
 import { IssuerAllowlist, requireIdentifier } from '../agent/issuer-allowlist.js';
-import { AuditLog, fileSink, stderrSink } from '../audit/audit-log.js';
 import type { WorkloadApiAddress } from '../spiffe/workload-api/address.js';
 import { resolveWorkloadApiAddress } from '../spiffe/workload-api/address.js';
 import type { ParsedOptions } from './options.js';
@@ -73,11 +72,4 @@ export function parseTokenFlags(
     timeoutMs: parseInteger('--timeout', values.timeout, 1, MAX_TIMEOUT_S) * 1000,
     auditPath: values['audit-log'],
   };
-}
-
-/** The agent's audit log: a file (--audit-log) or stderr, as the spec says for every component. */
-export function openAgentAudit(path: string | undefined): { audit: AuditLog; close: () => void } {
-  if (path === undefined) return { audit: new AuditLog(stderrSink()), close: () => undefined };
-  const file = fileSink(path);
-  return { audit: new AuditLog(file.sink), close: file.close };
 }

@@ -36,3 +36,19 @@ export function parseChoice<T extends string>(flag: string, value: string, allow
   if ((allowed as readonly string[]).includes(value)) return value as T;
   throw new UsageError(`${flag}: '${value}' is not allowed (allowed: ${allowed.join(', ')})`);
 }
+
+/**
+ * Where a server whose public URL is `url` listens unless told otherwise: --host, else the URL's host
+ * (an IPv6 literal without brackets); --port, else the URL's port or its scheme's default.
+ */
+export function listenAddressOf(
+  url: URL,
+  host: string | undefined,
+  port: string | undefined,
+): { readonly host: string; readonly port: number } {
+  const urlPort = url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+  return {
+    host: host ?? url.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: port === undefined ? urlPort : parsePort('--port', port),
+  };
+}
