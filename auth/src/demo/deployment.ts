@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { JWKS_PATH } from '../authz/metadata.js';
 import { AuditTrail } from './audit-trail.js';
 import type { ChildProcesses, RunningChild } from './child-processes.js';
 import { ChildNotReadyError, listeningUrl, untilOutput } from './child-readiness.js';
@@ -160,7 +161,6 @@ async function startServersOnce(children: ChildProcesses, plan: ServerPlan, star
 }
 
 function notesServerArgs(server: NotesServerInfo, plan: ServerPlan): string[] {
-  const jwksUri = server.issuer === plan.untrusted.issuer ? plan.untrusted.jwksUri : `${server.issuer}/jwks.json`;
   return [
     'notes-server',
     '--name',
@@ -170,7 +170,7 @@ function notesServerArgs(server: NotesServerInfo, plan: ServerPlan): string[] {
     '--issuer',
     server.issuer,
     '--jwks-uri',
-    jwksUri,
+    new URL(JWKS_PATH, server.issuer).href,
     '--notes-dir',
     join(plan.dir, 'notes', server.name),
     '--audit-log',

@@ -1,7 +1,9 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
+import { authorizationServerMetadata } from '../authz/metadata.js';
 import { closeServer, listen } from '../http/listen.js';
 import { sendJson } from '../http/respond.js';
+import { authorizationServerMetadataUrl } from '../oauth/well-known.js';
 
 /**
  * Scenario 4's authorization server that nobody trusts: a loopback listener that counts every request
@@ -32,26 +34,15 @@ export class UntrustedIssuer {
     return new UntrustedIssuer(server, self.issuer, requests);
   }
 
-  get jwksUri(): string {
-    return `${this.issuer}/jwks.json`;
-  }
-
   close(): Promise<void> {
     return closeServer(this.server);
   }
 }
 
 function answer(req: IncomingMessage, res: ServerResponse, issuer: string): void {
-  if (req.url !== '/.well-known/oauth-authorization-server') {
+  if (req.url !== authorizationServerMetadataUrl(issuer).pathname) {
     sendJson(res, 404, { error: 'not_found' });
     return;
   }
-  sendJson(res, 200, {
-    issuer,
-    token_endpoint: `${issuer}/token`,
-    jwks_uri: `${issuer}/jwks.json`,
-    grant_types_supported: ['client_credentials'],
-    token_endpoint_auth_methods_supported: ['spiffe_jwt'],
-    response_types_supported: [],
-  });
+  sendJson(res, 200, authorizationServerMetadata(issuer));
 }

@@ -1,4 +1,6 @@
 import { UsageError } from '../../errors/usage-error.js';
+import { protectedResourceMetadataUrl } from '../../oauth/well-known.js';
+import { normalizeResource } from '../../policy/resource.js';
 
 /** The server's names for itself, all derived once from --resource. */
 export interface ResourceIdentity {
@@ -14,16 +16,16 @@ export interface ResourceIdentity {
 }
 
 /** Derives the identity; a query string is refused (RFC 8707 §2: a resource SHOULD NOT have one). */
-export function resourceIdentity(url: URL, flag = '--resource'): ResourceIdentity {
-  if (url.search !== '') throw new UsageError(`${flag}: '${url.href}' must not have a query string`);
-  const path = url.pathname.replace(/\/$/, '');
-  const metadataPath = `/.well-known/oauth-protected-resource${path}`;
+export function resourceIdentity(url: URL): ResourceIdentity {
+  if (url.search !== '') throw new UsageError(`--resource: '${url.href}' must not have a query string`);
+  const path = normalizeResource(url.pathname);
+  const metadata = protectedResourceMetadataUrl(url);
   return {
     resource: `${url.origin}${path}`,
     endpointPath: path === '' ? '/' : path,
     origin: url.origin,
-    metadataPath,
-    metadataUrl: `${url.origin}${metadataPath}`,
+    metadataPath: metadata.pathname,
+    metadataUrl: metadata.href,
   };
 }
 
