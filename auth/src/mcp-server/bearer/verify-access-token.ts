@@ -25,7 +25,13 @@ export interface AccessTokenVerifierOptions {
   readonly cache?: VerifiedTokenCache;
 }
 
-export type AccessTokenVerifier = (token: string) => Promise<AccessTokenClaims>;
+/** Filled in by the verifier as it goes, so a refusal after the signature check can name an authentic sub. */
+export interface VerificationWitness {
+  /** The token's sub once its signature verified (a non-empty string), else undefined. */
+  signedSubject: string | undefined;
+}
+
+export type AccessTokenVerifier = (token: string, witness?: VerificationWitness) => Promise<AccessTokenClaims>;
 
 /**
  * Bearer checks in the order of the spec's table; each step throws a typed
@@ -34,7 +40,7 @@ export type AccessTokenVerifier = (token: string) => Promise<AccessTokenClaims>;
  */
 export function createAccessTokenVerifier(options: AccessTokenVerifierOptions): AccessTokenVerifier {
   const { issuer, resource, keys, clock, cache } = options;
-  return async (token) => {
+  return async (token, witness) => {
     const remembered = cache?.get(token, epochSeconds(clock));
     if (remembered) return remembered;
     const header = decodeTokenHeader(token);
@@ -45,6 +51,7 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions): 
       throw bearerError('ERR_ALGORITHM', `key cannot be imported: ${describeThrown(err)}`);
     });
     const payload = await verifySignature(token, key);
+    if (witness && typeof payload.sub === 'string' && payload.sub !== '') witness.signedSubject = payload.sub;
     checkIssuer(payload, issuer);
     checkAudience(payload, resource);
     const claims = checkRequiredClaims(payload);
@@ -52,12 +59,4 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions): 
     cache?.put(token, claims);
     return claims;
   };
-}
-
-/** Errors raised after the signature verified: the token's sub is authentic then. */
-const AFTER_SIGNATURE = new Set(['ERR_ISSUER', 'ERR_AUDIENCE', 'ERR_CLAIMS', 'ERR_EXPIRED', 'ERR_NOT_YET_VALID']);
-
-/** Whether a refusal with this code was decided after the signature check. */
-export function decidedAfterSignature(code: string): boolean {
-  return AFTER_SIGNATURE.has(code);
 }

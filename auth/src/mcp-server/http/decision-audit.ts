@@ -3,10 +3,10 @@ import type { ProtocolError } from '../../errors/protocol-error.js';
 import type { AccessTokenClaims } from '../bearer/claim-checks.js';
 import { extractBearerToken } from '../bearer/extract-bearer-token.js';
 import { unverifiedSubject } from '../bearer/token-header.js';
-import { decidedAfterSignature } from '../bearer/verify-access-token.js';
+import type { VerificationWitness } from '../bearer/verify-access-token.js';
 
 /** What is known about a request when its decision is taken. */
-export interface DecisionTrail {
+export interface DecisionTrail extends VerificationWitness {
   readonly authorization: string | undefined;
   method: string | undefined;
   tool: string | null;
@@ -16,7 +16,14 @@ export interface DecisionTrail {
 }
 
 export function newTrail(authorization: string | undefined): DecisionTrail {
-  return { authorization, method: undefined, tool: null, scope: undefined, claims: undefined };
+  return {
+    authorization,
+    method: undefined,
+    tool: null,
+    scope: undefined,
+    claims: undefined,
+    signedSubject: undefined,
+  };
 }
 
 /** One audit line per decision of the MCP endpoint, component `mcp_server:<name>`. */
@@ -45,7 +52,7 @@ export class DecisionAudit {
   deny(trail: DecisionTrail, error: ProtocolError): void {
     this.#log.record({
       component: this.#component,
-      spiffeId: spiffeIdOf(trail, error),
+      spiffeId: spiffeIdOf(trail),
       tool: trail.tool,
       decision: 'deny',
       reason: error.auditReason(),
@@ -59,14 +66,15 @@ export class DecisionAudit {
  * decisions taken before that (read from the token without trusting it);
  * null without a readable token.
  */
-function spiffeIdOf(trail: DecisionTrail, error: ProtocolError): string | null {
+function spiffeIdOf(trail: DecisionTrail): string | null {
   if (trail.claims) return trail.claims.sub;
+  if (trail.signedSubject !== undefined) return trail.signedSubject;
+  if (trail.authorization === undefined) return null;
   let sub: string | undefined;
   try {
     sub = unverifiedSubject(extractBearerToken(trail.authorization));
   } catch {
     return null;
   }
-  if (sub === undefined) return null;
-  return decidedAfterSignature(error.code) ? sub : unverifiedSpiffeId(sub);
+  return sub === undefined ? null : unverifiedSpiffeId(sub);
 }

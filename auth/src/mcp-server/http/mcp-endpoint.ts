@@ -54,7 +54,7 @@ export function createMcpEndpoint(options: McpEndpointOptions) {
       const call = toolCallOf(message);
       trail.tool = call ? clip(call.name, 128) : null;
       trail.scope = call ? catalog.get(call.name)?.scope : undefined;
-      const claims = await verify(extractBearerToken(req.headers.authorization));
+      const claims = await verify(extractBearerToken(req.headers.authorization), trail);
       trail.claims = claims;
       if (call) authorizeToolCall(knownTool(catalog, call), claims, call);
       const sdkRequest = toSdkRequest(identity.resource, req.headers, abortOnDisconnect(res));
