@@ -51,7 +51,7 @@ export async function startAuthz(options: AuthzOptions): Promise<RunningAuthz> {
  * HTTP composition: three routes, everything else 404, a wrong method 405 with Allow. The metadata
  * and key set never change while the process runs, so they are built once.
  */
-export function createAuthzServer(issuer: string, endpoint: TokenEndpoint, signingKey: AccessTokenSigningKey): Server {
+function createAuthzServer(issuer: string, endpoint: TokenEndpoint, signingKey: AccessTokenSigningKey): Server {
   const metadata = authorizationServerMetadata(issuer);
   const jwks = jwksDocument(signingKey);
   const routes: RouteTable = new Map<string, Readonly<Record<string, Handler>>>([

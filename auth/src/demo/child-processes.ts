@@ -89,10 +89,6 @@ export class ChildProcesses {
   }
 
   /** Process ids still running (for the exit-time safety net and for tests). */
-  get pids(): number[] {
-    return [...this.#running.values()].map((child) => child.pid);
-  }
-
   /** SIGTERM to every group (servers remove their sockets), then SIGKILL to those still up after the grace. */
   stopAll(graceMs = STOP_GRACE_MS): Promise<void> {
     return this.stop([...this.#running.values()], graceMs);

@@ -2,11 +2,7 @@ import type { ChildOutput, RunningChild } from './child-processes.js';
 
 /** A child that exited or stayed silent before it was ready; the message carries the end of its stderr. */
 export class ChildNotReadyError extends Error {
-  constructor(
-    readonly child: RunningChild,
-    readonly exitCode: number | NodeJS.Signals | undefined,
-    what: string,
-  ) {
+  constructor(child: RunningChild, exitCode: number | NodeJS.Signals | undefined, what: string) {
     const ending =
       exitCode === undefined ? `no ${what} within the time allowed` : `exited (${exitCode}) before ${what}`;
     super(`${child.name}: ${ending}${stderrTail(child.output)}`);

@@ -1,4 +1,3 @@
-import type { MintedSvid } from '../identity-provider/identity-provider.js';
 import { parseSvidLogLine } from '../identity-provider/svid-log-line.js';
 import type { RunningChild } from './child-processes.js';
 
@@ -8,16 +7,16 @@ import type { RunningChild } from './child-processes.js';
  * time an agent has exited, the line of any SVID it fetched has long been readable here.
  */
 export class SvidCount {
-  readonly minted: MintedSvid[] = [];
+  #count = 0;
 
   constructor(provider: RunningChild) {
     provider.onStderrLine((line) => {
       const minted = parseSvidLogLine(line);
-      if (minted) this.minted.push(minted);
+      if (minted) this.#count = minted.count;
     });
   }
 
   get count(): number {
-    return this.minted.at(-1)?.count ?? 0;
+    return this.#count;
   }
 }

@@ -73,7 +73,6 @@ export function parseSpiffeId(id: string): SpiffeId {
 
 /** Validates a bare trust domain name (`example.org`); throws SpiffeIdError naming the broken rule. */
 export function parseTrustDomain(name: string): string {
-  if (name.length === 0) throw new SpiffeIdError('trust_domain_missing', name);
   const rule = trustDomainRule(name);
   if (rule) throw new SpiffeIdError(rule, name);
   return name;

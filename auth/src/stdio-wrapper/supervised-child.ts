@@ -54,10 +54,6 @@ export class SupervisedChild {
     });
   }
 
-  get pid(): number | undefined {
-    return this.#process.pid;
-  }
-
   signal(signal: NodeJS.Signals): void {
     if (this.#exit === undefined) this.#process.kill(signal);
   }

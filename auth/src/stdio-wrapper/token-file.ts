@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { constants, rmSync, statSync } from 'node:fs';
 import { mkdtemp, open, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError } from '../errors/usage-error.js';
+import { randomHex } from '../shared/random-hex.js';
 
 /** The file name inside the private directory the wrapper creates when no path is given. */
 export const DEFAULT_TOKEN_FILE_NAME = 'access-token';
@@ -31,14 +31,15 @@ export class TokenFile {
   }
 
   /** `path` as given (its directory must exist), or `access-token` in a new private directory (0700). */
-  static async create(path: string | undefined, flag = '--token-file'): Promise<TokenFile> {
+  static async create(path: string | undefined): Promise<TokenFile> {
     if (path === undefined) {
       const dir = await mkdtemp(join(tmpdir(), PRIVATE_DIR_PREFIX));
       return new TokenFile(join(dir, DEFAULT_TOKEN_FILE_NAME), dir);
     }
     const absolute = resolve(path);
-    if (!isDirectory(dirname(absolute))) throw new UsageError(`${flag}: directory ${dirname(absolute)} does not exist`);
-    if (isDirectory(absolute)) throw new UsageError(`${flag}: ${absolute} is a directory`);
+    if (!isDirectory(dirname(absolute)))
+      throw new UsageError(`--token-file: directory ${dirname(absolute)} does not exist`);
+    if (isDirectory(absolute)) throw new UsageError(`--token-file: ${absolute} is a directory`);
     return new TokenFile(absolute, undefined);
   }
 
@@ -51,7 +52,7 @@ export class TokenFile {
 
   async #replace(token: string): Promise<void> {
     if (this.#removed) throw new Error(`${this.path} was removed; not writing a token any more`);
-    const temporary = join(dirname(this.path), `.${basename(this.path)}.${randomBytes(8).toString('hex')}.tmp`);
+    const temporary = join(dirname(this.path), `.${basename(this.path)}.${randomHex(8)}.tmp`);
     const handle = await open(temporary, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, TOKEN_FILE_MODE);
     try {
       // The umask may only have removed bits; make it exactly owner read/write.

@@ -1,6 +1,9 @@
 import { type CryptoKey, compactVerify, errors } from 'jose';
 import { bearerError } from '../../errors/bearer-errors.js';
+import { isRecord } from '../../shared/records.js';
 import { ACCESS_TOKEN_ALG } from './header-checks.js';
+
+const decoder = new TextDecoder();
 
 /** Verifies the ES256 signature and returns the payload as a JSON object (not yet trusted for its claims). */
 export async function verifySignature(token: string, key: CryptoKey): Promise<Record<string, unknown>> {
@@ -14,12 +17,10 @@ export async function verifySignature(token: string, key: CryptoKey): Promise<Re
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(new TextDecoder().decode(payload));
+    parsed = JSON.parse(decoder.decode(payload));
   } catch {
     throw bearerError('ERR_TOKEN_MALFORMED', 'payload is not JSON');
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw bearerError('ERR_TOKEN_MALFORMED', 'payload is not a JSON object');
-  }
-  return Object.fromEntries(Object.entries(parsed));
+  if (!isRecord(parsed)) throw bearerError('ERR_TOKEN_MALFORMED', 'payload is not a JSON object');
+  return parsed;
 }

@@ -44,7 +44,7 @@ export function refusalResponse(error: ProtocolError, context: RefusalContext): 
 }
 
 /** RFC 6750 §3 / RFC 9728 §5.1 challenge; every value is a fixed text, a scope-token list or our URL. */
-export function bearerChallenge(error: ProtocolError, context: RefusalContext): string {
+function bearerChallenge(error: ProtocolError, context: RefusalContext): string {
   const params: string[] = [];
   if (error.protocolCode !== null) params.push(`error="${error.protocolCode}"`);
   if (context.scope !== undefined) params.push(`scope="${context.scope}"`);

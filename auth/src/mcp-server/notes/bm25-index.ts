@@ -36,10 +36,6 @@ export class Bm25Index {
     return this.#documents.size;
   }
 
-  has(id: string): boolean {
-    return this.#documents.has(id);
-  }
-
   upsert(id: string, titleTerms: readonly string[], bodyTerms: readonly string[]): void {
     this.remove(id);
     const frequencies = new Map<string, FieldFrequencies>();

@@ -29,7 +29,7 @@ export function screenHeaders(headers: IncomingHttpHeaders, ownOrigin: string): 
 }
 
 /** An absent Origin passes (non-browser clients send none); any other value must be exactly our origin. */
-export function checkOrigin(origin: string | undefined, ownOrigin: string): void {
+function checkOrigin(origin: string | undefined, ownOrigin: string): void {
   if (origin === undefined) return;
   let parsed: string;
   try {

@@ -1,5 +1,6 @@
 import { requestError } from '../../errors/mcp-request-errors.js';
 import { clip } from '../../shared/clip.js';
+import { isRecord } from '../../shared/records.js';
 
 /** One JSON-RPC request (with id) or notification (without), typed at the boundary. */
 export interface RpcMessage {
@@ -39,8 +40,4 @@ export function toolCallOf(message: RpcMessage): ToolCall | undefined {
   const name = message.params?.name;
   if (typeof name !== 'string' || name === '') throw requestError('ERR_TOOL_NAME_MISSING', 'params.name is absent');
   return { name, arguments: message.params?.arguments };
-}
-
-function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -26,9 +26,4 @@ export class SvidError extends Error {
     this.name = 'SvidError';
     this.rule = rule;
   }
-
-  /** True when the refusal is the key source's fault, not the token's (the token service answers 503). */
-  get unavailable(): boolean {
-    return this.rule === 'bundle_unavailable';
-  }
 }

@@ -49,9 +49,7 @@ export function requestStrings(message: object, field: string): string[] {
 }
 
 export function requestString(message: object, field: string): string {
-  const record: Record<string, unknown> = { ...message };
-  const value = record[field];
-  return typeof value === 'string' ? value : '';
+  return stringField({ ...message }, field);
 }
 
 function stringField(record: Record<string, unknown>, field: string): string {
