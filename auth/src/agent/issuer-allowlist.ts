@@ -49,9 +49,15 @@ function fail(problem: string): IdentifierResult {
 
 /** `value` when it is a usable identifier; otherwise a UsageError naming `source` (a flag or option). */
 export function requireIdentifier(value: string, source: string): string {
+  requireNormalizedIdentifier(value, source);
+  return value;
+}
+
+/** The comparison form of `value`; a UsageError naming `source` when it is not a usable identifier. */
+function requireNormalizedIdentifier(value: string, source: string): string {
   const result = normalizeIdentifier(value);
   if (!result.ok) throw new UsageError(`${source}: '${value}' ${result.problem} (expected an http(s) URL)`);
-  return value;
+  return result.value;
 }
 
 /** Whether two identifiers are the same after `normalizeIdentifier`; an unusable one equals nothing. */
@@ -75,10 +81,7 @@ export class IssuerAllowlist {
   /** Validates every entry once; `source` names the flag or option for the error. */
   static parse(values: readonly string[], source: string): IssuerAllowlist {
     if (values.length === 0) throw new UsageError(`${source}: at least one trusted issuer is required`);
-    const normalized = values.map((value) => {
-      const result = normalizeIdentifier(requireIdentifier(value, source));
-      return result.ok ? result.value : value;
-    });
+    const normalized = values.map((value) => requireNormalizedIdentifier(value, source));
     return new IssuerAllowlist([...values], new Set(normalized));
   }
 

@@ -1,3 +1,4 @@
+import { formatScope } from '../oauth/scope.js';
 import type { Clock } from '../shared/clock.js';
 import { systemClock } from '../shared/clock.js';
 import { normalizeIdentifier } from './issuer-allowlist.js';
@@ -51,6 +52,6 @@ export class AccessTokenCache {
 
 function cacheId(key: TokenCacheKey): string {
   const resource = normalizeIdentifier(key.resource);
-  const scopes = [...new Set(key.scope.split(' '))].sort().join(' ');
+  const scopes = formatScope(new Set(key.scope.split(' ')));
   return JSON.stringify([resource.ok ? resource.value : key.resource, key.issuer, scopes]);
 }
