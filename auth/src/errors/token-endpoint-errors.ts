@@ -1,6 +1,10 @@
 import type { ProtocolErrorSpec } from './protocol-error.js';
 import { errorFactory, ProtocolError } from './protocol-error.js';
 
+const invalidClient = (description: string) => ({ protocolCode: 'invalid_client', status: 401, description }) as const;
+const invalidRequest = (description: string) =>
+  ({ protocolCode: 'invalid_request', status: 400, description }) as const;
+
 /**
  * Every refusal of the token endpoint (`notegate authz`), in the order of the spec's table
  * "Client authentication at the token endpoint". Descriptions are fixed (RFC 6749 §5.2 charset) and
@@ -8,21 +12,13 @@ import { errorFactory, ProtocolError } from './protocol-error.js';
  */
 export const TOKEN_ENDPOINT_ERRORS = {
   // The request as a whole, before the table can be evaluated.
-  ERR_CONTENT_TYPE: {
-    protocolCode: 'invalid_request',
-    status: 400,
-    description: 'The token request must be sent as application/x-www-form-urlencoded.',
-  },
+  ERR_CONTENT_TYPE: invalidRequest('The token request must be sent as application/x-www-form-urlencoded.'),
   ERR_BODY_TOO_LARGE: {
     protocolCode: 'invalid_request',
     status: 413,
     description: 'The token request body is larger than 64 KiB.',
   },
-  ERR_FORM_MALFORMED: {
-    protocolCode: 'invalid_request',
-    status: 400,
-    description: 'The token request body is not valid form encoding.',
-  },
+  ERR_FORM_MALFORMED: invalidRequest('The token request body is not valid form encoding.'),
 
   // grant_type is client_credentials
   ERR_GRANT_TYPE: {
@@ -31,17 +27,11 @@ export const TOKEN_ENDPOINT_ERRORS = {
     description: 'Only the client_credentials grant type is supported.',
   },
   // client_assertion_type is the jwt-spiffe URN
-  ERR_ASSERTION_TYPE: {
-    protocolCode: 'invalid_client',
-    status: 401,
-    description: 'client_assertion_type must be urn:ietf:params:oauth:client-assertion-type:jwt-spiffe.',
-  },
+  ERR_ASSERTION_TYPE: invalidClient(
+    'client_assertion_type must be urn:ietf:params:oauth:client-assertion-type:jwt-spiffe.',
+  ),
   // No repeated form parameter
-  ERR_REPEATED_PARAMETER: {
-    protocolCode: 'invalid_request',
-    status: 400,
-    description: 'A request parameter is repeated.',
-  },
+  ERR_REPEATED_PARAMETER: invalidRequest('A request parameter is repeated.'),
   // resource present
   ERR_RESOURCE_MISSING: {
     protocolCode: 'invalid_target',
@@ -49,113 +39,33 @@ export const TOKEN_ENDPOINT_ERRORS = {
     description: 'The resource parameter is required.',
   },
   // SVID alg in the allowed list (the assertion must first be there and be a JWT)
-  ERR_ASSERTION_MISSING: {
-    protocolCode: 'invalid_client',
-    status: 401,
-    description: 'The client_assertion parameter is required.',
-  },
-  ERR_ASSERTION_MALFORMED: {
-    protocolCode: 'invalid_client',
-    status: 401,
-    description: 'The client assertion is not a well-formed JWT.',
-  },
-  ERR_SVID_ALGORITHM: {
-    protocolCode: 'invalid_client',
-    status: 401,
-    description: 'The client assertion algorithm is not allowed.',
-  },
-  ERR_SVID_TYP: {
-    protocolCode: 'invalid_client',
-    status: 401,
-    description: 'The client assertion typ header must be JWT or JOSE.',
-  },
-  ERR_SVID_HEADER: {
-    protocolCode: 'invalid_client',
-    status: 401,
-    description: 'The client assertion carries a header parameter that is not allowed.',
-  },
-  ERR_SVID_KID_MISSING: {
-    protocolCode: 'invalid_client',
-    status: 401,
-    description: 'The client assertion header has no kid.',
-  },
+  ERR_ASSERTION_MISSING: invalidClient('The client_assertion parameter is required.'),
+  ERR_ASSERTION_MALFORMED: invalidClient('The client assertion is not a well-formed JWT.'),
+  ERR_SVID_ALGORITHM: invalidClient('The client assertion algorithm is not allowed.'),
+  ERR_SVID_TYP: invalidClient('The client assertion typ header must be JWT or JOSE.'),
+  ERR_SVID_HEADER: invalidClient('The client assertion carries a header parameter that is not allowed.'),
+  ERR_SVID_KID_MISSING: invalidClient('The client assertion header has no kid.'),
   // sub is a valid SPIFFE ID in the policy trust domain
-  ERR_SVID_SUBJECT: {
-    protocolCode: 'invalid_client',
-    status: 401,
-    description: 'The client assertion subject is not a valid SPIFFE ID.',
-  },
-  ERR_SVID_TRUST_DOMAIN: {
-    protocolCode: 'invalid_client',
-    status: 401,
-    description: 'The client assertion subject is not in the trusted trust domain.',
-  },
+  ERR_SVID_SUBJECT: invalidClient('The client assertion subject is not a valid SPIFFE ID.'),
+  ERR_SVID_TRUST_DOMAIN: invalidClient('The client assertion subject is not in the trusted trust domain.'),
   // Signature verifies against the identity provider JWT bundle, key chosen by kid
-  ERR_SVID_UNTRUSTED: {
-    protocolCode: 'invalid_client',
-    status: 401,
-    description: 'No key is trusted for the client assertion trust domain.',
-  },
-  ERR_SVID_KEY_UNKNOWN: {
-    protocolCode: 'invalid_client',
-    status: 401,
-    description: 'The client assertion kid is not in the trust bundle.',
-  },
-  ERR_SVID_KEY_ALGORITHM: {
-    protocolCode: 'invalid_client',
-    status: 401,
-    description: 'The client assertion algorithm does not match its key.',
-  },
-  ERR_SVID_SIGNATURE: {
-    protocolCode: 'invalid_client',
-    status: 401,
-    description: 'The client assertion signature is invalid.',
-  },
+  ERR_SVID_UNTRUSTED: invalidClient('No key is trusted for the client assertion trust domain.'),
+  ERR_SVID_KEY_UNKNOWN: invalidClient('The client assertion kid is not in the trust bundle.'),
+  ERR_SVID_KEY_ALGORITHM: invalidClient('The client assertion algorithm does not match its key.'),
+  ERR_SVID_SIGNATURE: invalidClient('The client assertion signature is invalid.'),
   // sub, aud, exp, iat present (plus jti in reject mode); exp not past (30 s leeway)
-  ERR_SVID_CLAIM_MISSING: {
-    protocolCode: 'invalid_client',
-    status: 401,
-    description: 'The client assertion lacks a required claim.',
-  },
-  ERR_SVID_CLAIM_TYPE: {
-    protocolCode: 'invalid_client',
-    status: 401,
-    description: 'A client assertion time claim is not a number.',
-  },
-  ERR_SVID_EXPIRED: {
-    protocolCode: 'invalid_client',
-    status: 401,
-    description: 'The client assertion has expired.',
-  },
-  ERR_SVID_NOT_YET_VALID: {
-    protocolCode: 'invalid_client',
-    status: 401,
-    description: 'The client assertion is not valid yet.',
-  },
+  ERR_SVID_CLAIM_MISSING: invalidClient('The client assertion lacks a required claim.'),
+  ERR_SVID_CLAIM_TYPE: invalidClient('A client assertion time claim is not a number.'),
+  ERR_SVID_EXPIRED: invalidClient('The client assertion has expired.'),
+  ERR_SVID_NOT_YET_VALID: invalidClient('The client assertion is not valid yet.'),
   // aud is the issuer and nothing else
-  ERR_SVID_AUDIENCE: {
-    protocolCode: 'invalid_client',
-    status: 401,
-    description: 'The client assertion audience must be exactly this issuer.',
-  },
+  ERR_SVID_AUDIENCE: invalidClient('The client assertion audience must be exactly this issuer.'),
   // exp minus iat at most the maximum SVID lifetime
-  ERR_SVID_LIFETIME: {
-    protocolCode: 'invalid_client',
-    status: 401,
-    description: 'The client assertion lifetime exceeds the allowed maximum.',
-  },
+  ERR_SVID_LIFETIME: invalidClient('The client assertion lifetime exceeds the allowed maximum.'),
   // jti, if present, is a string of 1 to 256 characters
-  ERR_SVID_JTI: {
-    protocolCode: 'invalid_client',
-    status: 401,
-    description: 'The client assertion jti must be a string of 1 to 256 characters.',
-  },
+  ERR_SVID_JTI: invalidClient('The client assertion jti must be a string of 1 to 256 characters.'),
   // reject mode: (sub, jti) not seen before
-  ERR_SVID_REPLAYED: {
-    protocolCode: 'invalid_client',
-    status: 401,
-    description: 'The client assertion has already been used.',
-  },
+  ERR_SVID_REPLAYED: invalidClient('The client assertion has already been used.'),
   // reject mode: replay cache has room
   ERR_REPLAY_CACHE_FULL: {
     protocolCode: 'temporarily_unavailable',
@@ -163,11 +73,7 @@ export const TOKEN_ENDPOINT_ERRORS = {
     description: 'The token service is temporarily unavailable; retry later.',
   },
   // client_id, if sent, equals sub
-  ERR_CLIENT_ID_MISMATCH: {
-    protocolCode: 'invalid_client',
-    status: 401,
-    description: 'client_id does not match the client assertion subject.',
-  },
+  ERR_CLIENT_ID_MISMATCH: invalidClient('client_id does not match the client assertion subject.'),
   // SPIFFE ID present in policy
   ERR_CLIENT_NOT_IN_POLICY: {
     protocolCode: 'unauthorized_client',
