@@ -13,24 +13,38 @@ export interface ProtocolErrorSpec {
   readonly auditCode?: string;
 }
 
-export class ProtocolError<Code extends string = string> extends Error {
+export class ProtocolError<
+  Code extends string = string,
+  Spec extends ProtocolErrorSpec = ProtocolErrorSpec,
+> extends Error {
   readonly code: Code;
-  readonly protocolCode: string | null;
-  readonly status: number;
-  readonly description: string;
-  readonly auditCode: string | null;
+  /** The registry row this error was made from (also tells which registry: see isErrorOf). */
+  readonly spec: Spec;
   /** Audit-only explanation; never serialized to a client. */
   readonly detail: string;
 
-  constructor(code: Code, spec: ProtocolErrorSpec, detail: string) {
+  constructor(code: Code, spec: Spec, detail: string) {
     super(`${code}: ${detail}`);
     this.name = 'ProtocolError';
     this.code = code;
-    this.protocolCode = spec.protocolCode;
-    this.status = spec.status;
-    this.description = spec.description;
-    this.auditCode = spec.auditCode ?? null;
+    this.spec = spec;
     this.detail = detail;
+  }
+
+  get protocolCode(): string | null {
+    return this.spec.protocolCode;
+  }
+
+  get status(): number {
+    return this.spec.status;
+  }
+
+  get description(): string {
+    return this.spec.description;
+  }
+
+  get auditCode(): string | null {
+    return this.spec.auditCode ?? null;
   }
 
   /** The audit `reason`: protocol code, fixed description, then the detail. */
@@ -42,8 +56,16 @@ export class ProtocolError<Code extends string = string> extends Error {
 
 /** Builds a typed factory over one registry table: `fail('ERR_X', 'detail')`. */
 export function errorFactory<Table extends Record<string, ProtocolErrorSpec>>(table: Table) {
-  return (code: keyof Table & string, detail = ''): ProtocolError<keyof Table & string> =>
-    new ProtocolError(code, table[code] as ProtocolErrorSpec, detail);
+  return (code: keyof Table & string, detail = ''): ProtocolError<keyof Table & string, Table[keyof Table]> =>
+    new ProtocolError(code, table[code] as Table[keyof Table], detail);
+}
+
+/** Whether `err` was made from this registry: its own row, not merely a code of the same name elsewhere. */
+export function isErrorOf<Table extends Record<string, ProtocolErrorSpec>>(
+  table: Table,
+  err: unknown,
+): err is ProtocolError<keyof Table & string, Table[keyof Table]> {
+  return err instanceof ProtocolError && Object.hasOwn(table, err.code) && table[err.code] === err.spec;
 }
 
 /** Message of any thrown value, for audit details only. */

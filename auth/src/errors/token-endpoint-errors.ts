@@ -1,5 +1,5 @@
 import type { ProtocolErrorSpec } from './protocol-error.js';
-import { errorFactory, ProtocolError } from './protocol-error.js';
+import { errorFactory, isErrorOf, type ProtocolError } from './protocol-error.js';
 
 const invalidClient = (description: string) => ({ protocolCode: 'invalid_client', status: 401, description }) as const;
 const invalidRequest = (description: string) =>
@@ -124,5 +124,5 @@ export type TokenEndpointError = ProtocolError<TokenEndpointErrorCode>;
 export const tokenError = errorFactory(TOKEN_ENDPOINT_ERRORS);
 
 export function isTokenEndpointError(err: unknown): err is TokenEndpointError {
-  return err instanceof ProtocolError && err.code in TOKEN_ENDPOINT_ERRORS;
+  return isErrorOf(TOKEN_ENDPOINT_ERRORS, err);
 }

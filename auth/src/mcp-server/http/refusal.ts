@@ -1,7 +1,7 @@
 import { BEARER_ERRORS } from '../../errors/bearer-errors.js';
 import { JSON_RPC } from '../../errors/mcp-error-spec.js';
 import { MCP_REQUEST_ERRORS } from '../../errors/mcp-request-errors.js';
-import type { ProtocolError } from '../../errors/protocol-error.js';
+import { isErrorOf, type ProtocolError } from '../../errors/protocol-error.js';
 import type { RpcMessage } from '../request/rpc-message.js';
 
 /** What the HTTP layer writes for a refused request. */
@@ -55,16 +55,10 @@ function bearerChallenge(error: ProtocolError, context: RefusalContext): string 
 
 /** Bearer refusals (401, 403 insufficient_scope) carry a challenge; an Origin 403 is not about the token. */
 export function isBearerError(error: ProtocolError): boolean {
-  return Object.hasOwn(BEARER_ERRORS, error.code);
+  return isErrorOf(BEARER_ERRORS, error);
 }
 
-const JSON_RPC_CODES: ReadonlyMap<string, number> = new Map(
-  [...Object.entries(BEARER_ERRORS), ...Object.entries(MCP_REQUEST_ERRORS)].map(([code, spec]) => [
-    code,
-    spec.jsonRpcCode,
-  ]),
-);
-
 function jsonRpcCodeOf(error: ProtocolError): number {
-  return JSON_RPC_CODES.get(error.code) ?? JSON_RPC.internalError;
+  if (isErrorOf(BEARER_ERRORS, error) || isErrorOf(MCP_REQUEST_ERRORS, error)) return error.spec.jsonRpcCode;
+  return JSON_RPC.internalError;
 }
