@@ -1,4 +1,5 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
+import { errorMessage } from '../errors/protocol-error.js';
 import { UsageError } from '../errors/usage-error.js';
 import type { Clock } from '../shared/clock.js';
 import { systemClock } from '../shared/clock.js';
@@ -114,6 +115,6 @@ export function openAuditLog(path: string | undefined): { audit: AuditLog; close
 }
 
 function reportSinkError(err: unknown): void {
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   process.stderr.write(`notegate: audit write failed: ${message}\n`);
 }

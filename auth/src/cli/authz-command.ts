@@ -2,6 +2,7 @@ import { openAuditLog } from '../audit/audit-log.js';
 import { startAuthz } from '../authz/authz-server.js';
 import { REPLAY_MODES } from '../authz/check-replay.js';
 import { DEFAULT_MAX_SVID_LIFETIME_S } from '../authz/check-svid-lifetime.js';
+import { errorMessage } from '../errors/protocol-error.js';
 import { UsageError } from '../errors/usage-error.js';
 import { loadPolicyFile } from '../policy/policy-file.js';
 import { openBundleSource } from './bundle-source-option.js';
@@ -102,7 +103,7 @@ export function authzCommand(io: CommandIo = processIo): Command<typeof options>
       const options = { issuer, policy, bundles, replayMode, maxSvidLifetimeS, audit, host, port };
       const authz = await startAuthz(options).catch(async (err: unknown) => {
         await closeSources();
-        throw new UsageError(`cannot listen on ${host}:${port}: ${err instanceof Error ? err.message : String(err)}`);
+        throw new UsageError(`cannot listen on ${host}:${port}: ${errorMessage(err)}`);
       });
       // Handlers first: a supervisor may send SIGTERM as soon as it reads the line.
       const stopped = untilShutdown(async () => {

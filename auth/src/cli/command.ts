@@ -1,3 +1,4 @@
+import { errorMessage } from '../errors/protocol-error.js';
 import { UsageError } from '../errors/usage-error.js';
 import type { CommandLine, OptionsSpec } from './options.js';
 import { formatHelp, parseCommandLine } from './options.js';
@@ -47,7 +48,7 @@ export async function runCommand<S extends OptionsSpec>(
       io.stderr(`${command.name}: ${err.message}\nTry '${command.name} --help'.\n`);
       return EXIT.usage;
     }
-    io.stderr(`${command.name}: ${err instanceof Error ? err.message : String(err)}\n`);
+    io.stderr(`${command.name}: ${errorMessage(err)}\n`);
     return EXIT.failure;
   }
 }

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { errorMessage } from '../errors/protocol-error.js';
 import { UsageError } from '../errors/usage-error.js';
 
 export interface StringOption {
@@ -102,7 +103,7 @@ function isMissing(value: unknown): boolean {
 }
 
 function describeParseError(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   const unknown = /Unknown option '([^']+)'/.exec(message);
   if (unknown) return `unknown option ${unknown[1]}`;
   const missing = /Option '([^']+?)(?: <value>)?' argument missing/.exec(message);

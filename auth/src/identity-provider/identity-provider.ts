@@ -1,5 +1,6 @@
 import { chmod, rm } from 'node:fs/promises';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { errorMessage } from '../errors/protocol-error.js';
 import type { Clock } from '../shared/clock.js';
 import { epochSeconds, systemClock } from '../shared/clock.js';
 import { MemoryBundleSource } from '../spiffe/bundles/memory-bundle-source.js';
@@ -149,7 +150,7 @@ export class DevelopmentIdentityProvider {
         const claims = typeof aud === 'string' ? { ...verified.claims, aud: [aud] } : verified.claims;
         return { spiffeId: verified.subject.id, claims };
       },
-      reportError: (err) => this.onEvent(`unexpected error: ${err instanceof Error ? err.message : String(err)}`),
+      reportError: (err) => this.onEvent(`unexpected error: ${errorMessage(err)}`),
     };
   }
 

@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { access, lstat, mkdir, rm, stat } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
+import { errorMessage } from '../errors/protocol-error.js';
 import { UsageError } from '../errors/usage-error.js';
 
 /** Linux sun_path holds 108 bytes including the terminating NUL. */
@@ -19,7 +20,7 @@ export async function prepareSocketDir(dir: string): Promise<string> {
     try {
       await mkdir(absolute, { recursive: true, mode: 0o700 });
     } catch (mkdirError) {
-      throw fail(`cannot create: ${mkdirError instanceof Error ? mkdirError.message : mkdirError}`);
+      throw fail(`cannot create: ${errorMessage(mkdirError)}`);
     }
   }
   try {

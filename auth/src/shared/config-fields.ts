@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
+import { errorMessage } from '../errors/protocol-error.js';
 import { UsageError } from '../errors/usage-error.js';
 import { trustDomainProblem } from '../spiffe/spiffe-id.js';
 import { isRecord } from './records.js';
@@ -12,7 +13,7 @@ export async function readConfigText(flag: string, path: string): Promise<string
   try {
     return await readFile(path, 'utf8');
   } catch (err) {
-    throw new UsageError(`${flag} ${path}: cannot read: ${err instanceof Error ? err.message : String(err)}`);
+    throw new UsageError(`${flag} ${path}: cannot read: ${errorMessage(err)}`);
   }
 }
 

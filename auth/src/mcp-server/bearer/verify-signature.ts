@@ -1,5 +1,6 @@
 import { type CryptoKey, compactVerify, errors } from 'jose';
 import { bearerError } from '../../errors/bearer-errors.js';
+import { errorMessage } from '../../errors/protocol-error.js';
 import { isRecord } from '../../shared/records.js';
 import { ACCESS_TOKEN_ALG } from './header-checks.js';
 
@@ -13,7 +14,7 @@ export async function verifySignature(token: string, key: CryptoKey): Promise<Re
   } catch (err) {
     if (err instanceof errors.JWSSignatureVerificationFailed) throw bearerError('ERR_SIGNATURE', 'signature mismatch');
     if (err instanceof errors.JOSEAlgNotAllowed) throw bearerError('ERR_ALGORITHM', err.message);
-    throw bearerError('ERR_TOKEN_MALFORMED', err instanceof Error ? err.message : String(err));
+    throw bearerError('ERR_TOKEN_MALFORMED', errorMessage(err));
   }
   let parsed: unknown;
   try {

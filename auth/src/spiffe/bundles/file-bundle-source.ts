@@ -2,6 +2,7 @@ import type { FSWatcher } from 'node:fs';
 import { watch } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
+import { errorMessage } from '../../errors/protocol-error.js';
 import { StateBackedBundleSource } from './bundle-state.js';
 import { importJwtBundleBytes } from './import-bundle.js';
 
@@ -49,7 +50,7 @@ export class FileBundleSource extends StateBackedBundleSource {
       });
       this.watcher.on('error', (err) => this.onEvent(`watching ${this.options.path} failed: ${err.message}`));
     } catch (err) {
-      this.onEvent(`cannot watch ${this.options.path}, polling only: ${err instanceof Error ? err.message : err}`);
+      this.onEvent(`cannot watch ${this.options.path}, polling only: ${errorMessage(err)}`);
     }
     this.poller = setInterval(() => this.reload(false), this.options.pollIntervalMs ?? DEFAULT_BUNDLE_POLL_INTERVAL_MS);
     this.poller.unref();
@@ -97,7 +98,7 @@ export class FileBundleSource extends StateBackedBundleSource {
       this.lastVersion = version;
       bytes = await readFile(path);
     } catch (err) {
-      this.fail(`cannot read: ${err instanceof Error ? err.message : String(err)}`);
+      this.fail(`cannot read: ${errorMessage(err)}`);
       return;
     }
     try {
@@ -107,7 +108,7 @@ export class FileBundleSource extends StateBackedBundleSource {
       this.state.replace(new Map([[trustDomain, { kind: 'keys', keys: imported.keys }]]));
       this.lastProblem = null;
     } catch (err) {
-      this.fail(err instanceof Error ? err.message : String(err));
+      this.fail(errorMessage(err));
     }
   }
 

@@ -1,5 +1,6 @@
 import type { CryptoKey, JWK } from 'jose';
 import { importJWK } from 'jose';
+import { errorMessage } from '../../errors/protocol-error.js';
 import { isRecord } from '../../shared/records.js';
 import type { SvidAlgorithm } from '../svid/algorithms.js';
 import { algorithmsForKey } from '../svid/algorithms.js';
@@ -108,7 +109,7 @@ async function importKey(jwk: Record<string, unknown>, index: number): Promise<B
     try {
       key = await importJWK(publicMembers(jwk), alg);
     } catch (err) {
-      throw new InvalidBundleError(`keys[${index}] (kid ${kid}): ${err instanceof Error ? err.message : String(err)}`);
+      throw new InvalidBundleError(`keys[${index}] (kid ${kid}): ${errorMessage(err)}`);
     }
     if (key instanceof Uint8Array) throw new InvalidBundleError(`keys[${index}] (kid ${kid}) is not a public key`);
     if (kty === 'RSA' && modulusBits(key) < MIN_RSA_MODULUS_BITS) return null;

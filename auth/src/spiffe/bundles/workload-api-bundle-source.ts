@@ -1,3 +1,4 @@
+import { errorMessage } from '../../errors/protocol-error.js';
 import type { BackoffPolicy } from '../../shared/backoff.js';
 import { backoffDelayMs } from '../../shared/backoff.js';
 import { parseSpiffeId, parseTrustDomain } from '../spiffe-id.js';
@@ -81,7 +82,7 @@ export class WorkloadApiBundleSource extends StateBackedBundleSource {
         const imported = await importJwtBundleBytes(bytes);
         domains.set(trustDomain, { kind: 'keys', keys: imported.keys });
       } catch (err) {
-        const reason = `JWT bundle of ${trustDomain} is invalid: ${err instanceof Error ? err.message : String(err)}`;
+        const reason = `JWT bundle of ${trustDomain} is invalid: ${errorMessage(err)}`;
         this.onEvent(reason);
         domains.set(trustDomain, { kind: 'invalid', reason });
       }

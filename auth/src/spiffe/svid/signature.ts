@@ -1,4 +1,5 @@
 import { compactVerify } from 'jose';
+import { errorMessage } from '../../errors/protocol-error.js';
 import type { KeysResult } from '../bundles/jwt-bundle-source.js';
 import type { SvidHeader } from './header.js';
 import { SvidError } from './svid-error.js';
@@ -23,10 +24,6 @@ export async function verifySvidSignature(token: string, header: SvidHeader, key
   try {
     await compactVerify(token, key, { algorithms: [header.alg] });
   } catch (err) {
-    throw new SvidError('signature', `signature does not verify with key ${header.kid}: ${describe(err)}`);
+    throw new SvidError('signature', `signature does not verify with key ${header.kid}: ${errorMessage(err)}`);
   }
-}
-
-function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

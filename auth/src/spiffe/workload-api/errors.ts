@@ -1,4 +1,5 @@
 import { status } from '@grpc/grpc-js';
+import { errorMessage } from '../../errors/protocol-error.js';
 
 /** Endpoint App. A: these codes mean "try again later"; InvalidArgument and Unimplemented never will succeed. */
 const RETRYABLE_CODES: ReadonlySet<number> = new Set([status.UNAVAILABLE, status.PERMISSION_DENIED]);
@@ -50,6 +51,6 @@ export function toWorkloadApiError(err: unknown, method: string, target: string)
     const name = status[err.code] ?? String(err.code);
     return new WorkloadApiError(err.code, `Workload API ${method} at ${target} failed: ${name}: ${err.details}`);
   }
-  const text = err instanceof Error ? err.message : String(err);
+  const text = errorMessage(err);
   return new WorkloadApiError(status.UNKNOWN, `Workload API ${method} at ${target} failed: ${text}`);
 }
