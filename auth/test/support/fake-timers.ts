@@ -1,5 +1,5 @@
 import type { Timers } from '../../src/stdio-wrapper/timers.js';
-import type { ManualClock } from './notes-server-fixture.js';
+import type { ManualClock } from './manual-clock.js';
 
 interface Pending {
   readonly id: number;
@@ -13,7 +13,7 @@ export async function settle(): Promise<void> {
 }
 
 /**
- * Timers driven by a ManualClock: `advance` moves the clock to each due timer in turn and runs it,
+ * Timers driven by a ManualClock: `advanceMs` moves the clock to each due timer in turn and runs it,
  * so a five-minute refresh schedule runs in milliseconds.
  */
 export class FakeTimers implements Timers {
@@ -39,7 +39,7 @@ export class FakeTimers implements Timers {
   }
 
   /** Moves the clock forward by `ms`, running every timer that falls due on the way, in order. */
-  async advance(ms: number): Promise<void> {
+  async advanceMs(ms: number): Promise<void> {
     const targetMs = this.#clock.nowMs + ms;
     for (;;) {
       await settle();
