@@ -8,13 +8,12 @@
 //   npm run bench:mcp-server            (env: BENCH_DURATION_S=6 BENCH_ROUNDS=5 BENCH_CONNECTIONS=50)
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { closeServer, listen } from '../../auth/dist/src/http/listen.js';
+import { reservePort } from '../../auth/dist/src/demo/free-port.js';
 import { NotesStore } from '../../auth/dist/src/mcp-server/notes/notes-store.js';
 import { TestAccessTokenIssuer } from '../../auth/dist/test/support/access-token-issuer.js';
 import { authorizationStageCost } from './authorization-stage.mjs';
@@ -88,13 +87,6 @@ function cpuTimeMs(pid) {
   return (Number(fields[11]) + Number(fields[12])) * (1000 / CLOCK_TICKS_PER_S);
 }
 
-async function freePort() {
-  const probe = createServer();
-  const base = await listen(probe, '127.0.0.1', 0);
-  await closeServer(probe);
-  return Number(base.port);
-}
-
 async function seedNotes(dir) {
   const store = await NotesStore.open(dir);
   const words = [
@@ -131,7 +123,7 @@ async function seedNotes(dir) {
 
 /** Starts a variant and resolves once it printed its listening line. */
 async function startVariant(variant, context) {
-  const port = await freePort();
+  const port = await reservePort();
   const resource = `http://127.0.0.1:${port}/mcp`;
   const argv =
     variant === 'auth'
