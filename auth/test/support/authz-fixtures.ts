@@ -30,7 +30,7 @@ grants:
 let jtiCounter = 0;
 
 /** A unique jti per call, so reject mode never sees a replay by accident. */
-export function freshJti(): string {
+function freshJti(): string {
   jtiCounter += 1;
   return `jti-${jtiCounter}`;
 }

@@ -8,7 +8,7 @@ interface Pending {
 }
 
 /** Lets promise chains started by a timer callback (fetch, write, reschedule) run to their next wait. */
-export async function settle(): Promise<void> {
+async function settle(): Promise<void> {
   for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
 }
 
