@@ -1,8 +1,10 @@
 // Child processes of the benchmark: pinned with taskset, read by PID from /proc, stopped by PID.
-import { spawn } from 'node:child_process';
+// The mcp-server bench reads its servers' CPU time with cpuSeconds from here too.
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
-const CLOCK_TICKS_PER_S = 100;
+/** The unit of utime and stime in /proc/<pid>/stat (sysconf _SC_CLK_TCK; Linux's USER_HZ is 100). */
+const CLOCK_TICKS_PER_S = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
 /**
  * Processes pinned to one core get one libuv thread-pool thread (WebCrypto runs there): four
  * threads on one core only add futex hand-offs (strace: 9 futex calls per token instead of 3).
@@ -57,7 +59,7 @@ export function runJson(core, args) {
   });
 }
 
-/** CPU seconds (user + system, all threads) the process has used so far. */
+/** CPU seconds (user + system, all threads) the process has used so far; Linux /proc. */
 export function cpuSeconds(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   // After "(comm) ", utime and stime are the 12th and 13th fields (proc(5) fields 14 and 15).

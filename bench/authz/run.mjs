@@ -10,6 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { REPLAY_CACHE_CAPACITY } from '../../auth/dist/src/authz/replay-cache.js';
 import { AUTHZ_ISSUER, writeFixtures } from './fixtures.mjs';
 import { cpuSeconds, memoryMiB, runJson, startServer } from './processes.mjs';
 
@@ -18,7 +19,6 @@ const CONNECTIONS = 50;
 const WARMUP_REQUESTS = 2_000;
 const HALF_RATE_SECONDS = 6;
 const CEILING_SECONDS = 4;
-const REPLAY_CACHE_CAPACITY = 10_000;
 const SERVER_CORE = 0;
 const LOAD_CORE = 1;
 const here = (name) => fileURLToPath(new URL(name, import.meta.url));

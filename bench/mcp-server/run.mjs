@@ -7,16 +7,16 @@
 // back to back (in a rotated order) and the cost of authorization is the median of the per-round ratios.
 //   npm run bench:mcp-server            (env: BENCH_DURATION_S=6 BENCH_ROUNDS=5 BENCH_CONNECTIONS=50)
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { closeServer, listen } from '../../auth/dist/src/http/listen.js';
+import { reservePort } from '../../auth/dist/src/demo/free-port.js';
 import { NotesStore } from '../../auth/dist/src/mcp-server/notes/notes-store.js';
 import { TestAccessTokenIssuer } from '../../auth/dist/test/support/access-token-issuer.js';
+import { cpuSeconds } from '../authz/processes.mjs';
 import { authorizationStageCost } from './authorization-stage.mjs';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 6);
@@ -25,7 +25,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const NOTES = 200;
 const COLD_SAMPLES = 3;
-const CLOCK_TICKS_PER_S = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
 /** The server refetches keys for an unknown kid at most every 10 s; the cold-fetch probe waits that out. */
 const REFETCH_INTERVAL_MS = 10_000;
 
@@ -81,20 +80,6 @@ process.on('exit', () => {
 });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130));
 
-/** CPU time (user + system, all threads) a process has used so far, in ms; Linux /proc. */
-function cpuTimeMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  // Fields 14 and 15 (utime, stime), counted from field 3 after the command name; clock ticks of 10 ms.
-  return (Number(fields[11]) + Number(fields[12])) * (1000 / CLOCK_TICKS_PER_S);
-}
-
-async function freePort() {
-  const probe = createServer();
-  const base = await listen(probe, '127.0.0.1', 0);
-  await closeServer(probe);
-  return Number(base.port);
-}
-
 async function seedNotes(dir) {
   const store = await NotesStore.open(dir);
   const words = [
@@ -131,7 +116,7 @@ async function seedNotes(dir) {
 
 /** Starts a variant and resolves once it printed its listening line. */
 async function startVariant(variant, context) {
-  const port = await freePort();
+  const port = await reservePort();
   const resource = `http://127.0.0.1:${port}/mcp`;
   const argv =
     variant === 'auth'
@@ -227,9 +212,9 @@ async function measure(variant, era, context) {
     ...(variant.startsWith('auth') && { authorization: `Bearer ${token}` }),
   };
   await autocannon(server.resource, headers, request.body, WARMUP_S);
-  const cpuBefore = cpuTimeMs(server.pid);
+  const cpuBefore = cpuSeconds(server.pid);
   const result = await autocannon(server.resource, headers, request.body, DURATION_S);
-  const cpuMs = cpuTimeMs(server.pid) - cpuBefore;
+  const cpuMs = 1000 * (cpuSeconds(server.pid) - cpuBefore);
   await server.stop();
   if (result.non2xx > 0 || result.errors > 0) {
     throw new Error(`${variant} ${era}: ${result.non2xx} non-2xx, ${result.errors} errors`);

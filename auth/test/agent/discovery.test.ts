@@ -184,8 +184,8 @@ describe('step 2: the issuer allowlist', () => {
     const lines: string[] = [];
     await fetchAccessToken({ ...w.options, audit: new AuditLog((line) => lines.push(line)) });
     assert.equal(lines.length, 1);
-    await fetchAccessToken({ ...w.options, audit: undefined });
-    assert.equal(lines.length, 1);
+    const written = await writesToStdoutAndStderr(() => fetchAccessToken({ ...w.options, audit: undefined }));
+    assert.deepEqual(written, [], 'nothing on stdout or stderr (no fallback audit sink)');
   });
 });
 
@@ -263,3 +263,24 @@ describe('step 3: authorization server metadata', () => {
     assert.equal((await fetchAccessToken(w.options)).accessToken, 'access.token.value');
   });
 });
+
+/** What `run` writes to process.stdout and process.stderr; both are held back while it runs and restored after. */
+async function writesToStdoutAndStderr(run: () => Promise<unknown>): Promise<string[]> {
+  const written: string[] = [];
+  const streams = [process.stdout, process.stderr];
+  const originals = streams.map((stream) => stream.write);
+  for (const stream of streams) {
+    stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      written.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString());
+      const callback = rest.find((arg) => typeof arg === 'function');
+      if (callback) queueMicrotask(() => (callback as () => void)());
+      return true;
+    }) as typeof stream.write;
+  }
+  try {
+    await run();
+  } finally {
+    for (const [index, stream] of streams.entries()) stream.write = originals[index] as typeof stream.write;
+  }
+  return written;
+}

@@ -4,7 +4,7 @@ import { fetchAccessToken } from '../../src/agent/fetch-access-token.js';
 import { AccessTokenCache, DEFAULT_REUSE_MARGIN_MS } from '../../src/agent/token-cache.js';
 import type { AccessToken } from '../../src/agent/token-request.js';
 import { fakeOAuthWorld } from '../support/fake-oauth-world.js';
-import { ManualClock } from '../support/notes-server-fixture.js';
+import { ManualClock } from '../support/manual-clock.js';
 
 function tokenExpiringAt(expiresAtMs: number, accessToken = 't1'): AccessToken {
   return {
@@ -25,11 +25,11 @@ describe('the access token cache', () => {
     const token = tokenExpiringAt(clock.nowMs + 300_000);
     cache.set(KEY, token);
     assert.equal(cache.get(KEY), token);
-    clock.advance(300_000 - DEFAULT_REUSE_MARGIN_MS - 1);
+    clock.advanceMs(300_000 - DEFAULT_REUSE_MARGIN_MS - 1);
     assert.equal(cache.get(KEY), token, '1 ms more than the margin left');
-    clock.advance(1);
+    clock.advanceMs(1);
     assert.equal(cache.get(KEY), undefined, 'exactly the margin left');
-    clock.advance(-1);
+    clock.advanceMs(-1);
     assert.equal(cache.get(KEY), undefined, 'a stale entry is dropped, not kept for later');
   });
 
@@ -54,13 +54,13 @@ describe('the access token cache', () => {
     const cache = new AccessTokenCache({ clock: clock.now });
     const options = { ...w.options, clock: clock.now, cache };
     const first = await fetchAccessToken(options);
-    clock.advance(200_000);
+    clock.advanceMs(200_000);
     assert.equal(await fetchAccessToken(options), first);
     assert.equal(w.svids.audiences.length, 1);
     assert.equal(w.tokenForms().length, 1);
     await fetchAccessToken({ ...options, scope: 'notes:read notes:write' });
     assert.equal(w.tokenForms().length, 2, 'another scope is another token');
-    clock.advance(300_000 - 200_000 - DEFAULT_REUSE_MARGIN_MS);
+    clock.advanceMs(300_000 - 200_000 - DEFAULT_REUSE_MARGIN_MS);
     const renewed = await fetchAccessToken(options);
     assert.notEqual(renewed, first);
     assert.equal(renewed.expiresAt.getTime(), clock.nowMs + 300_000);

@@ -4,7 +4,8 @@ import { describe, it } from 'node:test';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import type { KeyType } from '../../src/identity-provider/key-ring.js';
 import type { AuthzHarness } from '../support/authz-fixtures.js';
-import { ISSUER, ManualClock, RESOURCE_A, startHarness } from '../support/authz-fixtures.js';
+import { ISSUER, RESOURCE_A, startHarness } from '../support/authz-fixtures.js';
+import { ManualClock } from '../support/manual-clock.js';
 import { fastClient, heldKids, startProvider, streamedBundles, tempSocketDir } from '../support/provider-fixtures.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -13,8 +14,7 @@ import { waitFor } from '../support/wait-for.js';
  * Workload API as the `authz` workload, the agent fetches its SVID as the `agent` workload.
  */
 async function deployment(t: TestContext, keyType: KeyType = 'ec-p256') {
-  const clock = new ManualClock();
-  clock.nowMs = Date.now();
+  const clock = new ManualClock(Date.now());
   const socketDir = await tempSocketDir(t);
   const provider = await startProvider(t, { socketDir, clock: clock.now, keyType });
   const bundles = streamedBundles(t, fastClient(t, provider.socketPath('authz')));
@@ -64,7 +64,7 @@ describe('authz with the development identity provider', () => {
 
     assert.equal(provider.bundle().keys.length, 2);
     // Once every SVID of the retired key has expired, the provider drops it from the bundle.
-    clock.advance(301);
+    clock.advanceS(301);
     await provider.pruneRetiredKeys();
     await waitFor('the retired key to leave the bundle', () => {
       const kids = heldKids(bundles);

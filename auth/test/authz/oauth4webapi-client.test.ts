@@ -1,33 +1,20 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import type { TestContext } from 'node:test';
 import { describe, it } from 'node:test';
 import * as oauth from 'oauth4webapi';
 import { JWT_SPIFFE_ASSERTION_TYPE } from '../../src/authz/check-assertion-type.js';
-import { ManualClock, RESOURCE_A, RESOURCE_B, startHarness } from '../support/authz-fixtures.js';
+import { RESOURCE_A, RESOURCE_B, startHarness } from '../support/authz-fixtures.js';
+import { ManualClock } from '../support/manual-clock.js';
+import { freePort } from '../support/notes-server-fixture.js';
 import { SUBJECT } from '../support/svid-fixtures.js';
-
-/** oauth4webapi discovers from the issuer, so the issuer must be the address we listen on. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
 
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
 
+/** oauth4webapi discovers from the issuer, so the issuer must be the address we listen on. */
 async function discovered(t: TestContext) {
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
-  const clock = new ManualClock();
-  clock.nowMs = Date.now();
+  const clock = new ManualClock(Date.now());
   const h = await startHarness(t, { issuer, port, manualClock: clock });
   const issuerUrl = new URL(issuer);
   const response = await oauth.discoveryRequest(issuerUrl, { algorithm: 'oauth2', ...insecure });

@@ -2,22 +2,18 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ExpiryHeap } from '../../src/authz/expiry-heap.js';
 import { REPLAY_CACHE_CAPACITY, ReplayCache } from '../../src/authz/replay-cache.js';
-
-function clockAt(startMs: number) {
-  const clock = { nowMs: startMs, now: () => clock.nowMs };
-  return clock;
-}
+import { ManualClock } from '../support/manual-clock.js';
 
 describe('ReplayCache', () => {
   it('tells a first use from a repeated one and counts uses', () => {
-    const cache = new ReplayCache({ clock: clockAt(0).now });
+    const cache = new ReplayCache({ clock: new ManualClock(0).now });
     assert.deepEqual(cache.record('a', 1_000), { kind: 'first' });
     assert.deepEqual(cache.record('a', 1_000), { kind: 'seen', uses: 2 });
     assert.deepEqual(cache.record('b', 1_000), { kind: 'first' });
   });
 
   it('holds at most 10,000 live entries, refuses the next one and never evicts a live entry for it', () => {
-    const clock = clockAt(0);
+    const clock = new ManualClock(0);
     const cache = new ReplayCache({ clock: clock.now });
     assert.equal(cache.capacity, REPLAY_CACHE_CAPACITY);
     assert.equal(REPLAY_CACHE_CAPACITY, 10_000);
@@ -30,7 +26,7 @@ describe('ReplayCache', () => {
   });
 
   it('evicts an entry when its time is reached, on the next insert', () => {
-    const clock = clockAt(0);
+    const clock = new ManualClock(0);
     const cache = new ReplayCache({ clock: clock.now });
     cache.record('early', 1_000);
     cache.record('late', 5_000);
@@ -46,7 +42,7 @@ describe('ReplayCache', () => {
   });
 
   it('makes room again once entries expire, when full', () => {
-    const clock = clockAt(0);
+    const clock = new ManualClock(0);
     const cache = new ReplayCache({ clock: clock.now, capacity: 3 });
     for (const key of ['a', 'b', 'c']) cache.record(key, 100 * key.charCodeAt(0));
     assert.equal(cache.record('d', 50_000).kind, 'full');
@@ -56,7 +52,7 @@ describe('ReplayCache', () => {
   });
 
   it('keeps a re-presented key until the later of its deadlines', () => {
-    const clock = clockAt(0);
+    const clock = new ManualClock(0);
     const cache = new ReplayCache({ clock: clock.now });
     cache.record('k', 1_000);
     cache.record('k', 3_000);
@@ -69,7 +65,7 @@ describe('ReplayCache', () => {
   });
 
   it('evicts a large expired backlog in one insert', () => {
-    const clock = clockAt(0);
+    const clock = new ManualClock(0);
     const cache = new ReplayCache({ clock: clock.now });
     for (let i = 0; i < 10_000; i++) cache.record(`old-${i}`, 1_000 + (i % 97));
     clock.nowMs = 2_000;

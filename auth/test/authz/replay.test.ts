@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ReplayCache } from '../../src/authz/replay-cache.js';
 import { TOKEN_ENDPOINT_ERRORS } from '../../src/errors/token-endpoint-errors.js';
-import { ManualClock, START_MS, startHarness } from '../support/authz-fixtures.js';
+import { startHarness } from '../support/authz-fixtures.js';
+import { ManualClock, START_MS } from '../support/manual-clock.js';
 import { SUBJECT, signToken, testKey } from '../support/svid-fixtures.js';
 
 describe('replay, reject mode (default)', () => {
@@ -78,7 +79,7 @@ describe('replay, reject mode (default)', () => {
     // A replay is still a replay when the cache is full (its row comes first).
     assert.equal((await h.post(last)).status, 401);
 
-    h.clock.advance(330);
+    h.clock.advanceS(330);
     assert.equal((await h.post(h.form(await h.svid({ jti: 'after-expiry' })))).status, 200);
     assert.equal(cache.size, 1);
   });

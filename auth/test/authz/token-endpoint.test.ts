@@ -4,7 +4,8 @@ import { createLocalJWKSet, jwtVerify } from 'jose';
 import { TOKEN_ENDPOINT_ERRORS } from '../../src/errors/token-endpoint-errors.js';
 import type { JwtBundleSource } from '../../src/spiffe/bundles/jwt-bundle-source.js';
 import type { AuthzHarness } from '../support/authz-fixtures.js';
-import { ISSUER, RESOURCE_A, RESOURCE_B, START_MS, startHarness } from '../support/authz-fixtures.js';
+import { ISSUER, RESOURCE_A, RESOURCE_B, startHarness } from '../support/authz-fixtures.js';
+import { START_MS } from '../support/manual-clock.js';
 import { bundleWith, SUBJECT, signToken, testKey } from '../support/svid-fixtures.js';
 
 async function issue(h: AuthzHarness, form: URLSearchParams) {

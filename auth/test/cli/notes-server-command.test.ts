@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { assertOptionsDocumented, runNotegate, startNotegate } from '../support/cli-process.js';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 const REQUIRED = [
   '--resource',
   'http://127.0.0.1:9/mcp',
@@ -17,15 +15,13 @@ const REQUIRED = [
   'http://127.0.0.1:9/jwks.json',
 ];
 
-function run(args: string[]) {
-  return spawnSync(process.execPath, [MAIN, 'notes-server', ...args], { encoding: 'utf8', timeout: 20_000 });
-}
+const run = (args: string[]) => runNotegate(['notes-server', ...args]);
 
 describe('notegate notes-server', () => {
-  it('--help documents every option with its default', () => {
-    const result = run(['--help']);
-    assert.equal(result.status, 0);
-    for (const option of [
+  it('--help documents every option with its default', async () => {
+    const result = await run(['--help']);
+    assert.equal(result.code, 0);
+    assertOptionsDocumented(result.stdout, [
       '--name NAME',
       '--resource URL',
       '--issuer URL',
@@ -34,10 +30,8 @@ describe('notegate notes-server', () => {
       '--host HOST',
       '--port PORT',
       '--audit-log FILE',
-      '--help',
-    ]) {
-      assert.ok(result.stdout.includes(option), option);
-    }
+    ]);
+    assert.match(result.stdout, /^ {2}--help /m);
     assert.match(result.stdout, /--name NAME .*\(default: notes\)/);
     assert.match(result.stdout, /--notes-dir DIR .*\(default: \.notegate\/notes\/NAME under the working directory\)/);
     assert.match(result.stdout, /--audit-log FILE .*\(default: stderr\)/);
@@ -64,21 +58,22 @@ describe('notegate notes-server', () => {
     ['an unknown option', [...REQUIRED, '--verbose'], /unknown option --verbose/],
     ['an unwritable audit log', [...REQUIRED, '--audit-log', '/proc/nope/audit.log'], /--audit-log: cannot open/],
   ];
-  for (const [what, args, message] of badStarts) {
-    it(`exits 2 naming the problem for ${what}`, () => {
-      const result = run(args);
-      assert.equal(result.status, 2, result.stderr);
-      assert.match(result.stderr, message);
-      assert.equal(result.stdout, '');
-    });
-  }
+  it('exits 2 naming the problem for each bad start', async () => {
+    const results = await Promise.all(badStarts.map(([, args]) => run(args)));
+    for (const [index, [what, , message]] of badStarts.entries()) {
+      const result = results[index];
+      assert.ok(result, what);
+      assert.equal(result.code, 2, `${what}: ${result.stderr}`);
+      assert.match(result.stderr, message, what);
+      assert.equal(result.stdout, '', what);
+    }
+  });
 
   it('prints exactly one listening line, serves, audits to the file and stops on SIGTERM', async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'notes-cli-'));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
     const audit = join(dir, 'audit.log');
-    const child = spawn(process.execPath, [
-      MAIN,
+    const { child, output } = await startNotegate(t, [
       'notes-server',
       ...REQUIRED,
       '--name',
@@ -92,9 +87,7 @@ describe('notegate notes-server', () => {
       '--audit-log',
       audit,
     ]);
-    t.after(() => child.kill('SIGKILL'));
-    const lines: string[] = [];
-    const endpoint = await firstLine(child, lines);
+    const endpoint = output.stdout.split('\n')[0] ?? '';
     assert.match(endpoint, /^listening on http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     const url = endpoint.slice('listening on '.length);
     const metadata = await fetch(new URL('/.well-known/oauth-protected-resource/mcp', url));
@@ -105,23 +98,11 @@ describe('notegate notes-server', () => {
       body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
     });
     assert.equal(refused.status, 401);
-    const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
-    assert.equal(await exit, 0);
-    assert.deepEqual(lines, [endpoint], 'one line on stdout');
+    const [code] = await once(child, 'exit');
+    assert.equal(code, 0);
+    assert.equal(output.stdout, `${endpoint}\n`, 'one line on stdout');
     const [entry] = readFileSync(audit, 'utf8').trim().split('\n');
     assert.match(entry ?? '', /"component":"mcp_server:notes-a".*"decision":"deny"/);
   });
 });
-
-function firstLine(child: ChildProcess, lines: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    if (!child.stdout) return reject(new Error('no stdout'));
-    const reader = createInterface({ input: child.stdout });
-    reader.on('line', (line) => {
-      lines.push(line);
-      if (lines.length === 1) resolve(line);
-    });
-    child.once('exit', (code) => reject(new Error(`exited with ${code} before listening`)));
-  });
-}

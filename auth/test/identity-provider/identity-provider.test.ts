@@ -6,6 +6,7 @@ import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { SvidError } from '../../src/spiffe/svid/svid-error.js';
 import { verifyJwtSvid } from '../../src/spiffe/svid/verify-jwt-svid.js';
 import { WorkloadApiError } from '../../src/spiffe/workload-api/errors.js';
+import { ManualClock } from '../support/manual-clock.js';
 import { fastClient, heldKids, startProvider, streamedBundles, tempSocketDir } from '../support/provider-fixtures.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -76,8 +77,8 @@ describe('development identity provider with the Workload API client', () => {
   });
 
   it('rotation reaches a streaming client; the old key stays until its SVIDs expire, then leaves the bundle', async (t) => {
-    let nowMs = Date.now();
-    const provider = await startProvider(t, { socketDir: await tempSocketDir(t), clock: () => nowMs });
+    const clock = new ManualClock(Date.now());
+    const provider = await startProvider(t, { socketDir: await tempSocketDir(t), clock: clock.now });
     const client = fastClient(t, provider.socketPath('agent'));
     const bundles = streamedBundles(t, client);
     await bundles.ready(5_000);
@@ -93,7 +94,7 @@ describe('development identity provider with the Workload API client', () => {
 
     await provider.pruneRetiredKeys();
     assert.equal(heldKids(bundles).length, 2, 'kept while its SVID is unexpired');
-    nowMs += 301_000;
+    clock.advanceS(301);
     await provider.pruneRetiredKeys();
     await waitFor('the old key to leave the bundle', () => heldKids(bundles).length === 1);
     assert.deepEqual(heldKids(bundles), [newKid]);

@@ -4,7 +4,7 @@ import { transportFailed } from '../../src/agent/agent-errors.js';
 import type { AccessToken } from '../../src/agent/token-request.js';
 import { RefreshScheduler, refreshDelayMs } from '../../src/stdio-wrapper/refresh-scheduler.js';
 import { FakeTimers } from '../support/fake-timers.js';
-import { ManualClock } from '../support/notes-server-fixture.js';
+import { ManualClock } from '../support/manual-clock.js';
 
 const MARGIN_MS = 120_000;
 const LIFETIME_MS = 300_000;
@@ -69,12 +69,12 @@ describe('refresh schedule', () => {
   it('replaces the token when 120 s of it are left, and keeps doing so', async () => {
     const h = harness();
     h.scheduler.start();
-    await h.timers.advance(180_000 - 1);
+    await h.timers.advanceMs(180_000 - 1);
     assert.deepEqual(h.state.fetches, []);
-    await h.timers.advance(1);
+    await h.timers.advanceMs(1);
     assert.deepEqual(h.state.fetches, [h.start + 180_000]);
     assert.deepEqual(h.state.installed, ['token-2']);
-    await h.timers.advance(180_000);
+    await h.timers.advanceMs(180_000);
     assert.deepEqual(h.state.installed, ['token-2', 'token-3']);
     assert.equal(h.scheduler.current.accessToken, 'token-3');
     assert.deepEqual(h.state.expired, []);
@@ -85,17 +85,17 @@ describe('refresh schedule', () => {
     const h = harness();
     h.state.failing = true;
     h.scheduler.start();
-    await h.timers.advance(180_000 + 31_000);
+    await h.timers.advanceMs(180_000 + 31_000);
     // Doubling from 1 s, capped at 30 s (jitter pinned near the top of each range).
     assert.deepEqual(h.state.retries, [999, 1_999, 3_998, 7_996, 15_992, 29_985]);
     h.state.failing = false;
-    await h.timers.advance(30_000);
+    await h.timers.advanceMs(30_000);
     assert.deepEqual(h.state.installed, ['token-2']);
     const fetchesAfterSuccess = h.state.fetches.length;
     const succeededAt = h.state.fetches.at(-1) ?? 0;
-    await h.timers.advance(succeededAt + 180_000 - 1 - h.clock.nowMs);
+    await h.timers.advanceMs(succeededAt + 180_000 - 1 - h.clock.nowMs);
     assert.equal(h.state.fetches.length, fetchesAfterSuccess, 'back to refreshing 120 s before expiry');
-    await h.timers.advance(1);
+    await h.timers.advanceMs(1);
     assert.equal(h.state.fetches.length, fetchesAfterSuccess + 1);
     assert.deepEqual(h.state.expired, []);
     h.scheduler.stop();
@@ -105,15 +105,15 @@ describe('refresh schedule', () => {
     const h = harness();
     h.state.failing = true;
     h.scheduler.start();
-    await h.timers.advance(LIFETIME_MS - 1);
+    await h.timers.advanceMs(LIFETIME_MS - 1);
     assert.deepEqual(h.state.expired, []);
-    await h.timers.advance(1);
+    await h.timers.advanceMs(1);
     assert.equal(h.state.expired.length, 1);
     assert.match(String(h.state.expired[0]), /temporarily_unavailable/);
     const fetches = h.state.fetches.length;
     assert.ok(fetches >= 6, `${fetches} attempts in 120 s`);
     h.state.failing = false;
-    await h.timers.advance(600_000);
+    await h.timers.advanceMs(600_000);
     assert.equal(h.state.fetches.length, fetches, 'nothing after expiry');
     assert.deepEqual(h.timers.pendingDelays(), []);
   });
@@ -122,11 +122,11 @@ describe('refresh schedule', () => {
     let failWrites = true;
     const h = harness({ installFails: () => failWrites });
     h.scheduler.start();
-    await h.timers.advance(180_000);
+    await h.timers.advanceMs(180_000);
     assert.equal(h.state.retries.length, 1);
     assert.equal(h.scheduler.current.accessToken, 'token-1', 'the old token stays current');
     failWrites = false;
-    await h.timers.advance(1_000);
+    await h.timers.advanceMs(1_000);
     assert.equal(h.scheduler.current.accessToken, 'token-3');
     h.scheduler.stop();
   });
@@ -135,7 +135,7 @@ describe('refresh schedule', () => {
     const h = harness();
     h.scheduler.start();
     h.scheduler.stop();
-    await h.timers.advance(LIFETIME_MS * 2);
+    await h.timers.advanceMs(LIFETIME_MS * 2);
     assert.deepEqual(h.state.fetches, []);
     assert.deepEqual(h.state.expired, []);
   });

@@ -11,7 +11,7 @@ import type { AccessToken } from '../../src/agent/token-request.js';
 import type { WrapperConfig } from '../../src/stdio-wrapper/run-wrapper.js';
 import { runWrapper } from '../../src/stdio-wrapper/run-wrapper.js';
 import { FakeTimers } from '../support/fake-timers.js';
-import { ManualClock } from '../support/notes-server-fixture.js';
+import { ManualClock } from '../support/manual-clock.js';
 import { waitFor } from '../support/wait-for.js';
 import { type ChildRecord, WRAPPER_CHILD } from '../support/wrapper-child.js';
 
@@ -140,9 +140,9 @@ describe('mcp-svid-stdio run', () => {
     await h.ready();
     const path = h.record()?.path ?? '';
     // The file is written on the thread pool: wait for it rather than for the fake timers alone.
-    await h.timers.advance(180_000);
+    await h.timers.advanceMs(180_000);
     await waitFor('the second token', () => readFileSync(path, 'utf8') === 'token-2');
-    await h.timers.advance(180_000);
+    await h.timers.advanceMs(180_000);
     await waitFor('the third token', () => readFileSync(path, 'utf8') === 'token-3');
     h.signal('SIGTERM');
     assert.equal(await run, 143);
@@ -156,13 +156,13 @@ describe('mcp-svid-stdio run', () => {
     });
     await h.ready();
     h.state.failing = transportFailed('token_request', 'temporarily_unavailable', 'HTTP 503');
-    await h.timers.advance(300_000);
+    await h.timers.advanceMs(300_000);
     await waitFor('SIGTERM to reach the child', () => h.record()?.signal);
     assert.equal(h.record()?.fileExists, false, 'the file was deleted before the child was stopped');
     assert.equal(existsSync(h.record()?.path ?? ''), false);
-    await h.timers.advance(4_999);
+    await h.timers.advanceMs(4_999);
     assert.equal(settled, false, 'the child ignores SIGTERM and is still running within the grace period');
-    await h.timers.advance(1);
+    await h.timers.advanceMs(1);
     assert.equal(await run, 5, 'the exit code of the last refresh failure (transport)');
     assert.ok(h.state.fetches > 5);
     assert.ok(h.logs.some((line) => /^token refresh failed .*temporarily_unavailable.*retrying in/.test(line)));

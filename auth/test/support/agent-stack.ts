@@ -5,15 +5,14 @@ import { AuditLog } from '../../src/audit/audit-log.js';
 import type { RunningAuthz } from '../../src/authz/authz-server.js';
 import { startAuthz } from '../../src/authz/authz-server.js';
 import { closeServer, listen } from '../../src/http/listen.js';
-import { DevelopmentIdentityProvider } from '../../src/identity-provider/identity-provider.js';
+import type { DevelopmentIdentityProvider } from '../../src/identity-provider/identity-provider.js';
 import { createNotesServer } from '../../src/mcp-server/notes-server.js';
 import { parsePolicy } from '../../src/policy/policy-file.js';
-import { WorkloadApiBundleSource } from '../../src/spiffe/bundles/workload-api-bundle-source.js';
 import type { WorkloadApiClient } from '../../src/spiffe/workload-api/client.js';
 import type { Registrar } from './cleanups.js';
 import { CountingProxy } from './counting-proxy.js';
 import { freePort } from './notes-server-fixture.js';
-import { fastClient, WORKLOADS } from './provider-fixtures.js';
+import { fastClient, startProvider, streamedBundles } from './provider-fixtures.js';
 
 export interface StackNotesServer {
   readonly name: string;
@@ -49,16 +48,8 @@ export interface AgentStack {
 export async function startAgentStack(registrar: Registrar): Promise<AgentStack> {
   const dir = await mkdtemp(join(tmpdir(), 'notegate-agent-stack-'));
   registrar.after(() => rm(dir, { recursive: true, force: true }));
-  const provider = await DevelopmentIdentityProvider.start({
-    config: WORKLOADS,
-    socketDir: join(dir, 'sockets'),
-    svidTtlS: 300,
-    keyType: 'ec-p256',
-  });
-  registrar.after(() => provider.stop());
-  const authzClient = fastClient(registrar, provider.socketPath('authz'));
-  const bundles = new WorkloadApiBundleSource({ client: authzClient, backoff: { initialMs: 10, maxMs: 50 } }).start();
-  registrar.after(() => bundles.close());
+  const provider = await startProvider(registrar, { socketDir: join(dir, 'sockets') });
+  const bundles = streamedBundles(registrar, fastClient(registrar, provider.socketPath('authz')));
   await bundles.ready(5_000);
 
   const [portA, portB, portC] = [await freePort(), await freePort(), await freePort()];

@@ -6,15 +6,13 @@ import { startAuthz } from '../../src/authz/authz-server.js';
 import { JWT_SPIFFE_ASSERTION_TYPE } from '../../src/authz/check-assertion-type.js';
 import { parsePolicy } from '../../src/policy/policy-file.js';
 import type { JwtBundleSource } from '../../src/spiffe/bundles/jwt-bundle-source.js';
+import { ManualClock } from './manual-clock.js';
 import type { TestKey } from './svid-fixtures.js';
 import { bundleWith, SUBJECT, signToken, testKey } from './svid-fixtures.js';
 
 export const ISSUER = 'http://127.0.0.1:8080';
 export const RESOURCE_A = 'http://127.0.0.1:8081/mcp';
 export const RESOURCE_B = 'http://127.0.0.1:8082/mcp';
-/** 2026-11-22T08:30:00Z: every test runs at this instant unless it moves the clock. */
-export const START_MS = Date.UTC(2026, 10, 22, 8, 30, 0);
-
 export const POLICY_YAML = `trust_domain: example.org
 grants:
   - spiffe_id: spiffe://example.org/agent
@@ -29,24 +27,10 @@ grants:
         scopes: [notes:read]
 `;
 
-/** A clock tests move by hand. */
-export class ManualClock {
-  nowMs = START_MS;
-  readonly now = (): number => this.nowMs;
-
-  get nowS(): number {
-    return Math.floor(this.nowMs / 1000);
-  }
-
-  advance(seconds: number): void {
-    this.nowMs += seconds * 1000;
-  }
-}
-
 let jtiCounter = 0;
 
 /** A unique jti per call, so reject mode never sees a replay by accident. */
-export function freshJti(): string {
+function freshJti(): string {
   jtiCounter += 1;
   return `jti-${jtiCounter}`;
 }

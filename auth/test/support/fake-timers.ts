@@ -1,5 +1,5 @@
 import type { Timers } from '../../src/stdio-wrapper/timers.js';
-import type { ManualClock } from './notes-server-fixture.js';
+import type { ManualClock } from './manual-clock.js';
 
 interface Pending {
   readonly id: number;
@@ -8,12 +8,12 @@ interface Pending {
 }
 
 /** Lets promise chains started by a timer callback (fetch, write, reschedule) run to their next wait. */
-export async function settle(): Promise<void> {
+async function settle(): Promise<void> {
   for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
 }
 
 /**
- * Timers driven by a ManualClock: `advance` moves the clock to each due timer in turn and runs it,
+ * Timers driven by a ManualClock: `advanceMs` moves the clock to each due timer in turn and runs it,
  * so a five-minute refresh schedule runs in milliseconds.
  */
 export class FakeTimers implements Timers {
@@ -39,7 +39,7 @@ export class FakeTimers implements Timers {
   }
 
   /** Moves the clock forward by `ms`, running every timer that falls due on the way, in order. */
-  async advance(ms: number): Promise<void> {
+  async advanceMs(ms: number): Promise<void> {
     const targetMs = this.#clock.nowMs + ms;
     for (;;) {
       await settle();

@@ -7,15 +7,7 @@ import { reservePort } from '../../src/demo/free-port.js';
 import { closeServer, listen } from '../../src/http/listen.js';
 import { createNotesServer, type NotesServer, type NotesServerConfig } from '../../src/mcp-server/notes-server.js';
 import { TestAccessTokenIssuer } from './access-token-issuer.js';
-
-/** A clock tests move by hand; starts at a fixed instant. */
-export class ManualClock {
-  nowMs = Date.UTC(2026, 10, 22, 9, 0, 0);
-  readonly now = (): number => this.nowMs;
-  advance(ms: number): void {
-    this.nowMs += ms;
-  }
-}
+import { ManualClock } from './manual-clock.js';
 
 export interface AuditEntry {
   readonly timestamp: string;

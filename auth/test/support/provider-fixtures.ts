@@ -25,7 +25,7 @@ export async function tempSocketDir(t: TestContext): Promise<string> {
 }
 
 export async function startProvider(
-  t: TestContext,
+  t: Registrar,
   options: Partial<IdentityProviderOptions> & { socketDir: string },
 ): Promise<DevelopmentIdentityProvider> {
   const provider = await DevelopmentIdentityProvider.start({
@@ -50,7 +50,7 @@ export function fastClient(t: Registrar, socketPath: string): WorkloadApiClient 
   return client;
 }
 
-export function streamedBundles(t: TestContext, client: WorkloadApiClient): WorkloadApiBundleSource {
+export function streamedBundles(t: Registrar, client: WorkloadApiClient): WorkloadApiBundleSource {
   const source = new WorkloadApiBundleSource({ client, backoff: { initialMs: 10, maxMs: 50 } }).start();
   t.after(() => source.close());
   return source;

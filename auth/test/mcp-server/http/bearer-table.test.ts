@@ -162,7 +162,7 @@ const rows: Row[] = [
   },
   {
     name: 'an expired token is refused',
-    token: (issuer, fixture) => issuer.sign({ claims: { exp: Math.floor(fixture.clock.nowMs / 1000) } }),
+    token: (issuer, fixture) => issuer.sign({ claims: { exp: fixture.clock.nowS } }),
     status: 401,
     error: 'invalid_token',
     auditReason: /has expired/,
@@ -272,7 +272,7 @@ describe('bearer challenge details', () => {
     assert.match(fixture.lastAudit().reason, /^jwks_unavailable: .*rate-limited/);
 
     fixture.issuer.outage = false;
-    fixture.clock.advance(10_000);
+    fixture.clock.advanceMs(10_000);
     const after = await post(fixture, token, read);
     assert.equal(after.status, 200);
     assert.equal(fixture.issuer.fetchCount, 2);
@@ -293,18 +293,18 @@ describe('bearer challenge details', () => {
     assert.equal((await post(fixture, await issuer.sign(), read)).status, 200);
     assert.equal(issuer.fetchCount, 1);
 
-    clock.advance(10_000);
+    clock.advanceMs(10_000);
     await issuer.rotate();
     assert.equal((await post(fixture, await issuer.sign(), read)).status, 200, 'rotated key accepted');
     assert.equal(issuer.fetchCount, 2, 'exactly one refetch for the new kid');
 
-    clock.advance(9_999);
+    clock.advanceMs(9_999);
     const unknown = await post(fixture, await issuer.sign({ unpublishedKey: true }), read);
     assert.equal(unknown.status, 401);
     assert.equal(issuer.fetchCount, 2, 'a second unknown kid within 10 s gets 401 without a fetch');
     assert.match(fixture.lastAudit().reason, /rate-limited/);
 
-    clock.advance(1);
+    clock.advanceMs(1);
     assert.equal((await post(fixture, await issuer.sign({ unpublishedKey: true }), read)).status, 401);
     assert.equal(issuer.fetchCount, 3, 'after 10 s an unknown kid may refetch again');
   });
@@ -314,7 +314,7 @@ describe('bearer challenge details', () => {
     const oldToken = await fixture.issuer.sign();
     assert.equal((await post(fixture, oldToken, read)).status, 200);
     assert.equal((await post(fixture, oldToken, read)).status, 200, 'remembered');
-    fixture.clock.advance(10_000);
+    fixture.clock.advanceMs(10_000);
     await fixture.issuer.rotate({ retire: true });
     assert.equal((await post(fixture, await fixture.issuer.sign(), read)).status, 200, 'new key fetched');
     const refused = await post(fixture, oldToken, read);
@@ -327,7 +327,7 @@ describe('bearer challenge details', () => {
     const token = await fixture.issuer.sign();
     assert.equal((await post(fixture, token, read)).status, 200);
     assert.equal((await post(fixture, token, read)).status, 200);
-    fixture.clock.advance(300_000);
+    fixture.clock.advanceMs(300_000);
     const expired = await post(fixture, token, read);
     assert.equal(expired.status, 401);
     assert.match(fixture.lastAudit().reason, /has expired/);

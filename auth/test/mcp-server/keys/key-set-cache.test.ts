@@ -11,7 +11,7 @@ import {
   parseKeySet,
   reconcileKeySet,
 } from '../../../src/mcp-server/keys/key-set-document.js';
-import { ManualClock } from '../../support/notes-server-fixture.js';
+import { ManualClock } from '../../support/manual-clock.js';
 
 const key = (kid: string): PublicJwk => ({ kid, kty: 'EC', crv: 'P-256', x: 'x', y: 'y', alg: 'ES256', use: 'sig' });
 
@@ -48,15 +48,15 @@ describe('KeySetCache', () => {
     const clock = new ManualClock();
     const cache = new KeySetCache({ fetchKeySet: source.fetch, clock: clock.now });
     await cache.keyFor('k1');
-    clock.advance(10_000);
+    clock.advanceMs(10_000);
     source.kids = ['k2', 'k1'];
     assert.equal((await cache.keyFor('k2')).kid, 'k2');
     assert.equal(source.calls, 2);
     await assert.rejects(cache.keyFor('k3'), (err) => code(err) === 'ERR_KEY_UNKNOWN');
-    clock.advance(9_999);
+    clock.advanceMs(9_999);
     await assert.rejects(cache.keyFor('k4'), (err) => code(err) === 'ERR_KEY_UNKNOWN');
     assert.equal(source.calls, 2, 'no fetch storm');
-    clock.advance(1);
+    clock.advanceMs(1);
     await assert.rejects(cache.keyFor('k4'), (err) => code(err) === 'ERR_KEY_UNKNOWN');
     assert.equal(source.calls, 3);
   });
@@ -67,12 +67,12 @@ describe('KeySetCache', () => {
     let revoked = 0;
     const cache = new KeySetCache({ fetchKeySet: source.fetch, clock: clock.now, onKeysRevoked: () => revoked++ });
     const first = await cache.keyFor('k1');
-    clock.advance(10_000);
+    clock.advanceMs(10_000);
     source.kids = ['k1', 'k2'];
     await cache.keyFor('k2');
     assert.equal(revoked, 0, 'an added key revokes nothing');
     assert.equal(await cache.keyFor('k1'), first, 'the unchanged entry is kept, so its import is reused');
-    clock.advance(10_000);
+    clock.advanceMs(10_000);
     source.kids = ['k2'];
     await assert.rejects(cache.keyFor('k3'), (err) => code(err) === 'ERR_KEY_UNKNOWN');
     assert.equal(source.calls, 3);
@@ -107,11 +107,11 @@ describe('KeySetCache', () => {
       assert.match(err.auditReason(), /^jwks_unavailable: .*ECONNREFUSED/);
       return true;
     });
-    clock.advance(5_000);
+    clock.advanceMs(5_000);
     await assert.rejects(cache.keyFor('k1'), (err) => code(err) === 'ERR_JWKS_UNAVAILABLE');
     assert.equal(source.calls, 1);
     source.failing = false;
-    clock.advance(5_000);
+    clock.advanceMs(5_000);
     assert.equal((await cache.keyFor('k1')).kid, 'k1');
     assert.equal(source.calls, 2);
   });
@@ -121,11 +121,11 @@ describe('KeySetCache', () => {
     const clock = new ManualClock();
     const cache = new KeySetCache({ fetchKeySet: source.fetch, clock: clock.now, maxAgeMs: 60_000 });
     await cache.keyFor('k1');
-    clock.advance(60_000);
+    clock.advanceMs(60_000);
     source.kids = ['k2'];
     await assert.rejects(cache.keyFor('k1'), (err) => code(err) === 'ERR_KEY_UNKNOWN', 'a removed key stops working');
     assert.equal(source.calls, 2);
-    clock.advance(60_000);
+    clock.advanceMs(60_000);
     source.failing = true;
     await assert.rejects(cache.keyFor('k2'), (err) => code(err) === 'ERR_JWKS_UNAVAILABLE');
   });

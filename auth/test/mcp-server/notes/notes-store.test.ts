@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { parseNoteFile } from '../../../src/mcp-server/notes/note-file.js';
 import { NotesStore, UnknownNoteError } from '../../../src/mcp-server/notes/notes-store.js';
-import { ManualClock } from '../../support/notes-server-fixture.js';
+import { ManualClock } from '../../support/manual-clock.js';
 
 function tempDir(t: TestContext): string {
   const dir = mkdtempSync(join(tmpdir(), 'notes-store-'));
@@ -21,7 +21,7 @@ describe('NotesStore', () => {
     const written = await store.write({ title: 'Key: "rotation"\n---', body: '# Plan\n\nRotate keys.' });
     assert.match(written.id, /^[0-9a-f]{24}$/);
     assert.equal(written.created, true);
-    assert.equal(written.updatedAt, '2026-11-22T09:00:00.000Z');
+    assert.equal(written.updatedAt, '2026-11-22T08:30:00.000Z');
     assert.deepEqual(readdirSync(dir), [`${written.id}.md`], 'no temporary file left behind');
     const file = readFileSync(join(dir, `${written.id}.md`), 'utf8');
     assert.match(file, /^---\n/);
@@ -29,7 +29,7 @@ describe('NotesStore', () => {
       id: written.id,
       title: 'Key: "rotation"\n---',
       body: '# Plan\n\nRotate keys.',
-      updatedAt: '2026-11-22T09:00:00.000Z',
+      updatedAt: '2026-11-22T08:30:00.000Z',
     });
     const reopened = await NotesStore.open(dir, { clock: clock.now });
     const [hit] = await reopened.search('rotate', 10);
@@ -85,12 +85,12 @@ describe('NotesStore', () => {
     writeFileSync(join(dir, 'README.txt'), 'not a note');
     writeFileSync(join(dir, '.abcdefabcdefabcdefabcdef.md.123.tmp'), 'half a note');
     assert.deepEqual(await store.search('editor', 10), [], 'not yet rescanned');
-    clock.advance(1_000);
+    clock.advanceMs(1_000);
     const [hit] = await store.search('editor', 10);
     assert.equal(hit?.id, id);
     assert.equal(hit?.title, 'Outside edit');
     rmSync(join(dir, `${id}.md`));
-    clock.advance(1_000);
+    clock.advanceMs(1_000);
     assert.deepEqual(await store.search('editor', 10), []);
   });
 
@@ -98,7 +98,7 @@ describe('NotesStore', () => {
     const clock = new ManualClock();
     const store = await NotesStore.open(tempDir(t), { clock: clock.now });
     await store.write({ title: 'Überprüfung der Schlüssel', body: 'Jährliche ÜBERPRÜFUNG aller Schlüssel.' });
-    clock.advance(1);
+    clock.advanceMs(1);
     await store.write({ title: '東京の会議', body: '明日は東京都で会議があります。' });
     for (let i = 0; i < 12; i++) await store.write({ title: `Meeting ${i}`, body: `meeting notes ${i}` });
     const [german] = await store.search('überprüfung', 10);
