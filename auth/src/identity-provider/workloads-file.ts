@@ -1,13 +1,10 @@
-import { UsageError } from '../errors/usage-error.js';
 import type { ConfigFail } from '../shared/config-fields.js';
 import {
-  parseYamlMapping,
+  parseTrustDomainFile,
   readConfigText,
   rejectDuplicates,
   rejectUnknownKeys,
-  requiredList,
   requiredString,
-  requiredTrustDomain,
 } from '../shared/config-fields.js';
 import { isRecord } from '../shared/records.js';
 import { spiffeIdProblem } from '../spiffe/spiffe-id.js';
@@ -25,7 +22,6 @@ export interface WorkloadsConfig {
 
 /** Names become file names: lowercase, digits, `_` and `-`, no dots (so never `.` or `..`), at most 64. */
 const WORKLOAD_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
-const TOP_LEVEL_KEYS = new Set(['trust_domain', 'workloads']);
 const WORKLOAD_KEYS = new Set(['name', 'spiffe_id']);
 
 export async function loadWorkloadsFile(path: string): Promise<WorkloadsConfig> {
@@ -34,13 +30,11 @@ export async function loadWorkloadsFile(path: string): Promise<WorkloadsConfig> 
 
 /** Validates the workloads file; every error names the file and the entry (`workloads[1].name`). */
 export function parseWorkloads(text: string, source: string): WorkloadsConfig {
-  const fail: ConfigFail = (where, why) => new UsageError(`workloads file ${source}: ${where}: ${why}`);
-  const root = parseYamlMapping(text, 'trust_domain and workloads', fail);
-  rejectUnknownKeys(root, TOP_LEVEL_KEYS, 'top level', fail);
-  const trustDomain = requiredTrustDomain(root, fail);
-  const workloads = requiredList(root, 'workloads', 'workloads', fail).map((entry: unknown, index) =>
-    parseWorkload(entry, `workloads[${index}]`, trustDomain, fail),
-  );
+  const {
+    trustDomain,
+    entries: workloads,
+    fail,
+  } = parseTrustDomainFile(text, { kind: 'workloads file', source, listKey: 'workloads' }, parseWorkload);
   rejectDuplicates(
     workloads.map((workload) => workload.name),
     (index) => `workloads[${index}].name`,

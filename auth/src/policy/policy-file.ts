@@ -1,14 +1,12 @@
-import { UsageError } from '../errors/usage-error.js';
 import { isScopeToken } from '../oauth/scope.js';
 import type { ConfigFail } from '../shared/config-fields.js';
 import {
-  parseYamlMapping,
+  parseTrustDomainFile,
   readConfigText,
   rejectDuplicates,
   rejectUnknownKeys,
   requiredList,
   requiredString,
-  requiredTrustDomain,
 } from '../shared/config-fields.js';
 import { isRecord } from '../shared/records.js';
 import { spiffeIdProblem } from '../spiffe/spiffe-id.js';
@@ -16,7 +14,6 @@ import type { Grant, ResourceGrant } from './policy.js';
 import { Policy } from './policy.js';
 import { normalizeResource } from './resource.js';
 
-const TOP_LEVEL_KEYS = new Set(['trust_domain', 'grants']);
 const GRANT_KEYS = new Set(['spiffe_id', 'resources']);
 const RESOURCE_KEYS = new Set(['resource', 'scopes']);
 
@@ -31,13 +28,11 @@ export async function loadPolicyFile(path: string): Promise<Policy> {
  * scope that is not an RFC 6749 scope-token are errors naming the entry (`grants[1].resources[0].scopes[2]`).
  */
 export function parsePolicy(text: string, source: string): Policy {
-  const fail: ConfigFail = (where, why) => new UsageError(`policy file ${source}: ${where}: ${why}`);
-  const root = parseYamlMapping(text, 'trust_domain and grants', fail);
-  rejectUnknownKeys(root, TOP_LEVEL_KEYS, 'top level', fail);
-  const trustDomain = requiredTrustDomain(root, fail);
-  const grants = requiredList(root, 'grants', 'grants', fail).map((entry: unknown, index) =>
-    parseGrant(entry, `grants[${index}]`, trustDomain, fail),
-  );
+  const {
+    trustDomain,
+    entries: grants,
+    fail,
+  } = parseTrustDomainFile(text, { kind: 'policy file', source, listKey: 'grants' }, parseGrant);
   rejectDuplicates(
     grants.map((grant) => grant.spiffeId),
     (index) => `grants[${index}].spiffe_id`,
