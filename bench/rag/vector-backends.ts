@@ -9,12 +9,11 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { findModel, IndexStore, loadVectorMatrix, openDatabase } from '@notegate/rag';
+import { exactScan, findModel, IndexStore, loadVectorMatrix, openDatabase, rangesFor } from '@notegate/rag';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import {
   arg,
-  exactTopK,
   type Filter,
   mib,
   printTable,
@@ -22,6 +21,7 @@ import {
   syntheticFile,
   timings,
   unitVector,
+  vaultOf,
 } from './support.js';
 
 const DIMENSION = 384;
@@ -36,12 +36,6 @@ const FILTERS: readonly Filter[] = [
   { label: 'vault big + ns3 (9%)', vaults: ['big'], namespaces: ['ns3'] },
   { label: 'vaults small,mid (10%)', vaults: ['small', 'mid'] },
 ];
-
-/** Vault of the i-th file: 1% small, 9% mid, 90% big (the "small vault crowded" case, rag-lessons.md §1). */
-function vaultOf(fileIndex: number): string {
-  const bucket = fileIndex % 100;
-  return bucket === 0 ? 'small' : bucket < 10 ? 'mid' : 'big';
-}
 
 async function main(): Promise<void> {
   const sizes = arg('--sizes', '10000,100000').split(',').map(Number);
@@ -64,11 +58,17 @@ async function main(): Promise<void> {
         mib(blob.bytes),
       ]);
       setupRows.push([String(size), 'sqlite-vec vec0', `${vec.insertMs.toFixed(0)} ms`, '–', mib(vec.bytes)]);
+      // The server's plain exact scan; the filter becomes row ranges before any dot product.
+      const scan = exactScan(blob.matrix);
       for (const filter of FILTERS) {
-        const js = measure(queries, (q) => exactTopK(blob.matrix, q, TOP_K, filter));
+        const ranges = rangesFor(blob.matrix, filter.vaults, filter.namespaces);
+        const js = measure(queries, (q) => scan.topK(q, TOP_K, ranges));
         const v0 = measure(queries, (q) => vec0TopK(vec.db, q, TOP_K, filter));
         const agree = queries.every((q) =>
-          sameIds(exactTopK(blob.matrix, q, TOP_K, filter), vec0TopK(vec.db, q, TOP_K, filter)),
+          sameIds(
+            scan.topK(q, TOP_K, ranges).map((hit) => hit.chunkId),
+            vec0TopK(vec.db, q, TOP_K, filter),
+          ),
         );
         rows.push([String(size), filter.label, fmt(js), fmt(v0), agree ? 'identical' : 'DIFFER']);
       }
