@@ -1,7 +1,7 @@
 /** Small helpers shared by the retrieval benchmarks. */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type FileRecord, findRepositoryRoot } from '@notegate/rag';
+import { type FileRecord, findRepositoryRoot, IndexStore, type ModelSpec } from '@notegate/rag';
 
 /** Deterministic PRNG (mulberry32), so every run measures the same data. */
 export function seededRandom(seed: number): () => number {
@@ -90,4 +90,47 @@ export function syntheticFile(vault: string, filePath: string, namespace: string
     contentSha256: '',
     fingerprint: '',
   };
+}
+
+/** Synthetic indexes: files of this many chunks, spread over this many namespaces. */
+export const SYNTHETIC_CHUNKS_PER_FILE = 10;
+export const SYNTHETIC_NAMESPACES = 10;
+
+/** The namespace of the i-th synthetic file. */
+export function namespaceOf(fileIndex: number): string {
+  return `ns${fileIndex % SYNTHETIC_NAMESPACES}`;
+}
+
+/**
+ * Writes `vectors` through the real write path (IndexStore.replaceFile), in
+ * files of SYNTHETIC_CHUNKS_PER_FILE chunks spread over vaults (`vaultOf`) and
+ * namespaces (`namespaceOf`).
+ */
+export function writeSyntheticIndex(file: string, model: ModelSpec, vectors: readonly Float32Array[]): void {
+  const store = IndexStore.open(file, { model, nowMs: Date.now() });
+  try {
+    for (let f = 0; f * SYNTHETIC_CHUNKS_PER_FILE < vectors.length; f += 1) {
+      store.replaceFile(
+        syntheticFile(vaultOf(f), `${namespaceOf(f)}/note-${f}.md`, namespaceOf(f), `Note ${f}`),
+        syntheticChunks(f, vectors),
+        0,
+      );
+    }
+  } finally {
+    store.close();
+  }
+}
+
+/** The chunks of the f-th synthetic file: its slice of `vectors`. */
+export function syntheticChunks(fileIndex: number, vectors: readonly Float32Array[]) {
+  const first = fileIndex * SYNTHETIC_CHUNKS_PER_FILE;
+  return vectors.slice(first, first + SYNTHETIC_CHUNKS_PER_FILE).map((vector, seq) => ({
+    seq,
+    heading: 'Section',
+    lineStart: seq * 10 + 1,
+    lineEnd: seq * 10 + 9,
+    text: `synthetic chunk ${fileIndex}/${seq}`,
+    tokenCount: 100,
+    vector,
+  }));
 }

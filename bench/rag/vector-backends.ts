@@ -9,25 +9,25 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { exactScan, findModel, IndexStore, loadVectorMatrix, openDatabase, rangesFor } from '@notegate/rag';
+import { exactScan, findModel, loadVectorMatrix, openDatabase, rangesFor } from '@notegate/rag';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import {
   arg,
   type Filter,
   mib,
+  namespaceOf,
   printTable,
+  SYNTHETIC_CHUNKS_PER_FILE,
   seededRandom,
-  syntheticFile,
   timings,
   unitVector,
   vaultOf,
+  writeSyntheticIndex,
 } from './support.js';
 
 const DIMENSION = 384;
 const TOP_K = 10;
-const CHUNKS_PER_FILE = 10;
-const NAMESPACES = 10;
 
 const FILTERS: readonly Filter[] = [
   { label: 'no filter (100%)', vaults: ['big', 'mid', 'small'] },
@@ -87,24 +87,7 @@ function buildBlobIndex(file: string, vectors: readonly Float32Array[]) {
   const model = findModel('intfloat/multilingual-e5-small');
   if (!model) throw new Error('model table lacks e5-small');
   const started = performance.now();
-  const store = IndexStore.open(file, { model, nowMs: Date.now() });
-  for (let f = 0; f * CHUNKS_PER_FILE < vectors.length; f += 1) {
-    const chunks = vectors.slice(f * CHUNKS_PER_FILE, (f + 1) * CHUNKS_PER_FILE).map((vector, seq) => ({
-      seq,
-      heading: 'Section',
-      lineStart: seq * 10 + 1,
-      lineEnd: seq * 10 + 9,
-      text: `synthetic chunk ${f}/${seq}`,
-      tokenCount: 100,
-      vector,
-    }));
-    store.replaceFile(
-      syntheticFile(vaultOf(f), `ns${f % NAMESPACES}/note-${f}.md`, `ns${f % NAMESPACES}`, `Note ${f}`),
-      chunks,
-      0,
-    );
-  }
-  store.close();
+  writeSyntheticIndex(file, model, vectors);
   const insertMs = performance.now() - started;
   const db = openDatabase(file, { readonly: true });
   const loadStarted = performance.now();
@@ -124,8 +107,8 @@ function buildVec0Index(file: string, vectors: readonly Float32Array[]) {
   const insert = db.prepare('INSERT INTO vec (chunk_id, embedding, vault, namespace) VALUES (?, ?, ?, ?)');
   db.transaction(() => {
     vectors.forEach((vector, i) => {
-      const f = Math.floor(i / CHUNKS_PER_FILE);
-      insert.run(BigInt(i + 1), vector, vaultOf(f), `ns${f % NAMESPACES}`);
+      const f = Math.floor(i / SYNTHETIC_CHUNKS_PER_FILE);
+      insert.run(BigInt(i + 1), vector, vaultOf(f), namespaceOf(f));
     });
   })();
   const insertMs = performance.now() - started;
