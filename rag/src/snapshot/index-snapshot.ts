@@ -28,15 +28,23 @@ export interface SnapshotFilter {
   accepts(chunkId: number): boolean;
 }
 
+/** The vectors of one vectors generation, and what is derived from them: shared by the snapshots of that generation. */
+interface LoadedVectors {
+  readonly generation: string | undefined;
+  readonly search: VectorSearch;
+  readonly rowOfChunk: ReadonlyMap<number, number>;
+}
+
 /**
  * One consistent state of the index: a connection that holds a read
  * transaction open (WAL keeps that state readable while `index` commits),
- * and the vectors loaded inside the same transaction. Every read of a request
- * goes through one snapshot, so a request never mixes two states and never
- * sees a file half-updated.
+ * and the vectors of the same state. Every read of a request goes through
+ * one snapshot, so a request never mixes two states and never sees a file
+ * half-updated.
  */
 export class IndexSnapshot {
-  private readonly rowOfChunk = new Map<number, number>();
+  readonly vectors: VectorSearch;
+  private readonly rowOfChunk: ReadonlyMap<number, number>;
   private readonly statements: {
     readonly matches: Database.Statement;
     readonly matchIds: Database.Statement;
@@ -46,13 +54,13 @@ export class IndexSnapshot {
   private constructor(
     private readonly db: Database.Database,
     readonly meta: IndexMeta,
-    readonly vectors: VectorSearch,
+    private readonly loaded: LoadedVectors,
     readonly vaults: readonly VaultCounts[],
     readonly loadedAtMs: number,
     readonly loadDurationMs: number,
   ) {
-    const { chunkIds } = vectors.matrix;
-    for (let row = 0; row < chunkIds.length; row += 1) this.rowOfChunk.set(chunkIds[row] ?? 0, row);
+    this.vectors = loaded.search;
+    this.rowOfChunk = loaded.rowOfChunk;
     const { title, heading, body } = COLUMN_WEIGHTS;
     this.statements = {
       matches: db.prepare(
@@ -67,9 +75,17 @@ export class IndexSnapshot {
 
   /**
    * Opens the index at `file` and loads it, yielding to the event loop while
-   * the vectors load. Refuses an index of another format or model.
+   * the vectors load. Refuses an index of another format or model. When the
+   * index's vectors generation is that of `previous` (only metadata, such as
+   * a finished run's timestamp or a file's mtime, changed since), the new
+   * snapshot shares its vectors instead of loading them again.
    */
-  static async open(file: string, model: ModelSpec, clock: () => number): Promise<IndexSnapshot> {
+  static async open(
+    file: string,
+    model: ModelSpec,
+    clock: () => number,
+    previous?: IndexSnapshot,
+  ): Promise<IndexSnapshot> {
     if (!existsSync(file)) throw new RagError('ERR_INDEX_MISSING', `no index at ${file}; run 'notegate-rag index'`);
     const startedAtMs = clock();
     const db = openDatabase(file, { reader: true });
@@ -78,9 +94,10 @@ export class IndexSnapshot {
       // The snapshot is taken by the first read after BEGIN and held until close().
       db.exec('BEGIN');
       const meta = checkedMeta(db, file, model);
-      const matrix = await loadVectorMatrixCooperatively(db, meta.dimension);
-      const vectors = await fastestSearch(matrix);
-      return new IndexSnapshot(db, meta, vectors, vaultCounts(db), clock(), clock() - startedAtMs);
+      const generation = meta.vectorsGeneration;
+      const reusable = generation !== undefined && previous?.loaded.generation === generation;
+      const loaded = reusable ? previous.loaded : await loadVectors(db, meta);
+      return new IndexSnapshot(db, meta, loaded, vaultCounts(db), clock(), clock() - startedAtMs);
     } catch (err) {
       db.close();
       throw err;
@@ -186,6 +203,16 @@ function checkedMeta(db: Database.Database, file: string, model: ModelSpec): Ind
     );
   }
   return meta;
+}
+
+/** Loads the vectors of the snapshot `db` holds open, and maps chunk ids to their rows. */
+async function loadVectors(db: Database.Database, meta: IndexMeta): Promise<LoadedVectors> {
+  const matrix = await loadVectorMatrixCooperatively(db, meta.dimension);
+  const search = await fastestSearch(matrix);
+  const rowOfChunk = new Map<number, number>();
+  const { chunkIds } = matrix;
+  for (let row = 0; row < chunkIds.length; row += 1) rowOfChunk.set(chunkIds[row] ?? 0, row);
+  return { generation: meta.vectorsGeneration, search, rowOfChunk };
 }
 
 /** The WebAssembly int8 scan where it runs (Node 20 has SIMD); the plain scan otherwise (`--jitless`, odd dimensions). */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { RagError } from '../errors/rag-error.js';
 import { asRow, text } from './rows.js';
@@ -16,6 +17,13 @@ export interface IndexMeta {
   readonly createdAtMs: number;
   /** End of the last finished `index` run; undefined before the first. */
   readonly lastIndexedAtMs: number | undefined;
+  /**
+   * A fresh value in every transaction that changes chunks or vectors (and
+   * their FTS rows): a snapshot with the same generation as the previous one
+   * keeps its vectors. Undefined in an index written before it was recorded
+   * (unknown: reload).
+   */
+  readonly vectorsGeneration: string | undefined;
 }
 
 export const META_KEYS = {
@@ -28,7 +36,17 @@ export const META_KEYS = {
   fingerprintInputs: 'fingerprint_inputs',
   createdAtMs: 'created_at_ms',
   lastIndexedAtMs: 'last_indexed_at_ms',
+  vectorsGeneration: 'vectors_generation',
 } as const;
+
+/**
+ * A new vectors generation. Random rather than a counter, so that it never
+ * repeats across a rebuild (which drops the meta table) or a replaced file:
+ * two snapshots with the same generation hold the same vectors.
+ */
+export function newVectorsGeneration(): string {
+  return randomUUID();
+}
 
 export function readMetaValues(db: Database.Database): Map<string, string> {
   const rows = db.prepare('SELECT key, value FROM meta').all().map(asRow);
@@ -58,6 +76,7 @@ export function readIndexMeta(db: Database.Database): IndexMeta {
     fingerprint: values.get(META_KEYS.fingerprint) ?? '',
     createdAtMs: Number(required(META_KEYS.createdAtMs)),
     lastIndexedAtMs: last === undefined ? undefined : Number(last),
+    vectorsGeneration: values.get(META_KEYS.vectorsGeneration),
   };
 }
 

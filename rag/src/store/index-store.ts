@@ -1,7 +1,14 @@
 import type Database from 'better-sqlite3';
 import type { ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
-import { type IndexMeta, META_KEYS, readIndexMeta, readMetaValues, writeMeta } from './index-meta.js';
+import {
+  type IndexMeta,
+  META_KEYS,
+  newVectorsGeneration,
+  readIndexMeta,
+  readMetaValues,
+  writeMeta,
+} from './index-meta.js';
 import { openDatabase } from './open-database.js';
 import { prepareSchema } from './prepare-schema.js';
 import { asRow, num, text } from './rows.js';
@@ -153,6 +160,7 @@ export class IndexStore {
           ).lastInsertRowid;
           this.statements.insertVector.run(chunkId, encodeVector(chunk.vector));
         }
+        this.vectorsChanged();
       })
       .immediate();
   }
@@ -165,6 +173,7 @@ export class IndexStore {
           this.deleteChunksOf(id);
           this.statements.deleteFile.run(id);
         }
+        this.vectorsChanged();
       })
       .immediate();
   }
@@ -213,6 +222,11 @@ export class IndexStore {
     }
     const inserted = this.statements.insertFile.run(record.vault, record.path, ...values);
     return Number(inserted.lastInsertRowid);
+  }
+
+  /** Inside every transaction that changes chunks or vectors: serve reloads its vectors only then. */
+  private vectorsChanged(): void {
+    this.statements.setVectorsGeneration.run(newVectorsGeneration());
   }
 
   private deleteChunksOf(fileId: number): void {

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { RagError } from '../errors/rag-error.js';
-import { META_KEYS, readIndexMeta, writeMeta } from './index-meta.js';
+import { META_KEYS, newVectorsGeneration, readIndexMeta, writeMeta } from './index-meta.js';
 import type { OpenIndexOptions } from './index-store.js';
 import { asRow, num } from './rows.js';
 import { createSchema, dropSchema, SCHEMA_VERSION } from './schema.js';
@@ -44,6 +44,8 @@ export function prepareSchema(db: Database.Database, file: string, options: Open
       `index ${file} was built with ${meta.modelId} (${meta.dimension} dimensions) but the config names ${model.id} (${model.dimension} dimensions); run 'notegate-rag index --rebuild' to rebuild it with the new model`,
     );
   }
+  // An index from before the generation was recorded gets one now (its readers reload once more).
+  if (meta.vectorsGeneration === undefined) writeMeta(db, { [META_KEYS.vectorsGeneration]: newVectorsGeneration() });
 }
 
 function initialise(db: Database.Database, options: OpenIndexOptions): void {
@@ -55,5 +57,6 @@ function initialise(db: Database.Database, options: OpenIndexOptions): void {
     [META_KEYS.ftsTokenizer]: tokenizer,
     [META_KEYS.vectorFormat]: VECTOR_FORMAT,
     [META_KEYS.createdAtMs]: options.nowMs,
+    [META_KEYS.vectorsGeneration]: newVectorsGeneration(),
   });
 }

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { META_KEYS } from './index-meta.js';
 
 export type Statements = Record<StatementName, Database.Statement>;
 
@@ -12,7 +13,8 @@ type StatementName =
   | 'insertChunk'
   | 'insertVector'
   | 'deleteVectorsOfFile'
-  | 'deleteChunksOfFile';
+  | 'deleteChunksOfFile'
+  | 'setVectorsGeneration';
 
 /** The writer's statements, prepared once per connection. */
 export function prepareStatements(db: Database.Database): Statements {
@@ -40,5 +42,9 @@ export function prepareStatements(db: Database.Database): Statements {
       'DELETE FROM chunk_vectors WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = ?)',
     ),
     deleteChunksOfFile: db.prepare('DELETE FROM chunks WHERE file_id = ?'),
+    setVectorsGeneration: db.prepare(
+      `INSERT INTO meta (key, value) VALUES ('${META_KEYS.vectorsGeneration}', ?)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+    ),
   };
 }

@@ -8,6 +8,7 @@ import { assertConsistent, assertFtsIntact } from '../../test-support/consistenc
 import { E5_SMALL, MINILM, model, fileRecord as record, tempDir } from '../../test-support/fixtures.js';
 
 const minilm = model(MINILM);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 function chunk(seq: number, text: string, dimension = 384): StoredChunk {
   const vector = new Float32Array(dimension);
@@ -41,7 +42,9 @@ describe('IndexStore', () => {
   it('creates the schema once and records model, dimension, tokenizer mode and format', (t) => {
     const file = path.join(tempDir(t), 'sub', 'index.sqlite');
     const store = open(file);
-    assert.deepEqual(store.meta, {
+    const { vectorsGeneration, ...meta } = store.meta;
+    assert.match(String(vectorsGeneration), UUID);
+    assert.deepEqual(meta, {
       schemaVersion: 1,
       modelId: MINILM,
       dimension: 384,
@@ -75,6 +78,46 @@ describe('IndexStore', () => {
     store.removeFiles([...store.fileRows('v').values()].map((row) => row.id));
     assert.deepEqual(assertConsistent(file, 384), { files: 0, chunks: 0, vectors: 0 });
     assertFtsIntact(file);
+    store.close();
+  });
+
+  it('changes the vectors generation in every transaction that changes chunks or vectors, and only then', (t) => {
+    const file = path.join(tempDir(t), 'index.sqlite');
+    const store = open(file);
+    const seen = new Set<string | undefined>();
+    const generation = () => store.meta.vectorsGeneration;
+    const changed = (label: string) => {
+      const now = generation();
+      assert.match(String(now), UUID, label);
+      assert.ok(!seen.has(now), `${label}: a new generation`);
+      seen.add(now);
+    };
+    changed('created');
+    store.replaceFile(record('a.md'), [chunk(0, 'one')], 5);
+    changed('replaceFile');
+    const before = generation();
+    store.touchFiles([{ id: store.fileRows('v').get('a.md')?.id ?? 0, mtimeMs: 9, sizeBytes: 9 }]);
+    store.finishRun('fp', '{}', 10);
+    store.writeMeta({ 'model_hash:x': 'y' });
+    assert.equal(generation(), before, 'touchFiles, finishRun and writeMeta keep the vectors generation');
+    assert.throws(() => store.replaceFile(record('a.md'), [chunk(0, 'x'), chunk(0, 'y')], 6), /UNIQUE/);
+    assert.equal(generation(), before, 'a rolled-back replacement keeps it too');
+    store.removeFiles([store.fileRows('v').get('a.md')?.id ?? 0]);
+    changed('removeFiles');
+    store.close();
+    const rebuilt = open(file, { rebuild: true });
+    assert.ok(!seen.has(rebuilt.meta.vectorsGeneration), 'rebuild: a new generation');
+    rebuilt.close();
+  });
+
+  it('gives an index written before the vectors generation existed one at the next open', (t) => {
+    const file = path.join(tempDir(t), 'index.sqlite');
+    open(file).close();
+    const db = new Database(file);
+    db.exec("DELETE FROM meta WHERE key = 'vectors_generation'");
+    db.close();
+    const store = open(file);
+    assert.match(String(store.meta.vectorsGeneration), UUID);
     store.close();
   });
 
