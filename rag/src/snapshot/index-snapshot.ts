@@ -6,11 +6,10 @@ import type { ChunkText } from '../search/containment-score.js';
 import { Int8VectorSearch } from '../search/int8-scan.js';
 import { COLUMN_WEIGHTS } from '../search/lexical-weights.js';
 import { exactScan, type RowRange, rangesFor, type VectorSearch } from '../search/vector-scan.js';
-import { type IndexMeta, readIndexMeta } from '../store/index-meta.js';
+import { assertIndexMatches, type IndexMeta } from '../store/index-meta.js';
 import { loadVectorMatrixCooperatively, type VectorMatrix } from '../store/load-vectors.js';
 import { openDatabase } from '../store/open-database.js';
 import { asRow, num, text } from '../store/rows.js';
-import { SCHEMA_VERSION } from '../store/schema.js';
 import { type HitRow, readHitRows } from './hit-rows.js';
 
 /** Memory-mapped reads: the FTS index of 100k chunks is hundreds of MB, read through the page cache. */
@@ -93,7 +92,7 @@ export class IndexSnapshot {
       db.pragma(`mmap_size = ${MMAP_BYTES}`);
       // The snapshot is taken by the first read after BEGIN and held until close().
       db.exec('BEGIN');
-      const meta = checkedMeta(db, file, model);
+      const meta = assertIndexMatches(db, file, model, "run 'notegate-rag index --rebuild', then restart serve");
       const generation = meta.vectorsGeneration;
       const reusable = generation !== undefined && previous?.loaded.generation === generation;
       const loaded = reusable ? previous.loaded : await loadVectors(db, meta);
@@ -183,26 +182,6 @@ export class IndexSnapshot {
     const { chunkIds } = this.vectors.matrix;
     return filter.ranges.flatMap(([start, end]) => Array.from(chunkIds.subarray(start, end)));
   }
-}
-
-function checkedMeta(db: Database.Database, file: string, model: ModelSpec): IndexMeta {
-  const version = Number(db.pragma('user_version', { simple: true }));
-  if (version !== SCHEMA_VERSION) {
-    throw new RagError(
-      'ERR_INDEX_SCHEMA',
-      version === 0
-        ? `${file} is not a notegate index (or it is still being created); run 'notegate-rag index'`
-        : `index ${file} has format version ${version}, this version reads ${SCHEMA_VERSION}; run 'notegate-rag index --rebuild'`,
-    );
-  }
-  const meta = readIndexMeta(db);
-  if (meta.modelId !== model.id || meta.dimension !== model.dimension) {
-    throw new RagError(
-      'ERR_INDEX_MODEL_MISMATCH',
-      `index ${file} was built with ${meta.modelId} (${meta.dimension} dimensions) but the config names ${model.id}; run 'notegate-rag index --rebuild', then restart serve`,
-    );
-  }
-  return meta;
 }
 
 /** Loads the vectors of the snapshot `db` holds open, and maps chunk ids to their rows. */

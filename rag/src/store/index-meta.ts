@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import type { ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
 import { asRow, text } from './rows.js';
-import type { FtsTokenizer } from './schema.js';
+import { type FtsTokenizer, SCHEMA_VERSION } from './schema.js';
 
 /** What the `meta` table records about the index as a whole. */
 export interface IndexMeta {
@@ -78,6 +79,32 @@ export function readIndexMeta(db: Database.Database): IndexMeta {
     lastIndexedAtMs: last === undefined ? undefined : Number(last),
     vectorsGeneration: values.get(META_KEYS.vectorsGeneration),
   };
+}
+
+/**
+ * The index's metadata, once it is known to be an index of this format built
+ * with `model` (model id and dimension); refuses anything else. `advice`
+ * ends the message for an index of another model: what to do about it where
+ * the caller runs.
+ */
+export function assertIndexMatches(db: Database.Database, file: string, model: ModelSpec, advice: string): IndexMeta {
+  const version = Number(db.pragma('user_version', { simple: true }));
+  if (version !== SCHEMA_VERSION) {
+    throw new RagError(
+      'ERR_INDEX_SCHEMA',
+      version === 0
+        ? `${file} is not a notegate index (or it is still being created); run 'notegate-rag index'`
+        : `index ${file} has format version ${version}, this version reads ${SCHEMA_VERSION}; run 'notegate-rag index --rebuild'`,
+    );
+  }
+  const meta = readIndexMeta(db);
+  if (meta.modelId !== model.id || meta.dimension !== model.dimension) {
+    throw new RagError(
+      'ERR_INDEX_MODEL_MISMATCH',
+      `index ${file} was built with ${meta.modelId} (${meta.dimension} dimensions) but the config names ${model.id} (${model.dimension} dimensions); ${advice}`,
+    );
+  }
+  return meta;
 }
 
 export function writeMeta(db: Database.Database, values: Readonly<Record<string, string | number>>): void {
