@@ -169,10 +169,8 @@ export class IndexStore {
     if (ids.length === 0) return;
     this.db
       .transaction(() => {
-        for (const id of ids) {
-          this.deleteChunksOf(id);
-          this.statements.deleteFile.run(id);
-        }
+        // Chunks and vectors go with the file (ON DELETE CASCADE), FTS rows with the chunks (trigger).
+        for (const id of ids) this.statements.deleteFile.run(id);
         this.vectorsChanged();
       })
       .immediate();
@@ -216,7 +214,8 @@ export class IndexStore {
     const existing = this.statements.fileId.get(record.vault, record.path);
     if (existing !== undefined) {
       const id = num(asRow(existing), 'id');
-      this.deleteChunksOf(id);
+      // Vectors go with their chunks (ON DELETE CASCADE), FTS rows by trigger.
+      this.statements.deleteChunksOfFile.run(id);
       this.statements.updateFile.run(...values, id);
       return id;
     }
@@ -227,10 +226,5 @@ export class IndexStore {
   /** Inside every transaction that changes chunks or vectors: serve reloads its vectors only then. */
   private vectorsChanged(): void {
     this.statements.setVectorsGeneration.run(newVectorsGeneration());
-  }
-
-  private deleteChunksOf(fileId: number): void {
-    this.statements.deleteVectorsOfFile.run(fileId);
-    this.statements.deleteChunksOfFile.run(fileId);
   }
 }

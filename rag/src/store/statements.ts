@@ -12,7 +12,6 @@ type StatementName =
   | 'deleteFile'
   | 'insertChunk'
   | 'insertVector'
-  | 'deleteVectorsOfFile'
   | 'deleteChunksOfFile'
   | 'setVectorsGeneration';
 
@@ -38,9 +37,6 @@ export function prepareStatements(db: Database.Database): Statements {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     insertVector: db.prepare('INSERT INTO chunk_vectors (chunk_id, embedding) VALUES (?, ?)'),
-    deleteVectorsOfFile: db.prepare(
-      'DELETE FROM chunk_vectors WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = ?)',
-    ),
     deleteChunksOfFile: db.prepare('DELETE FROM chunks WHERE file_id = ?'),
     setVectorsGeneration: db.prepare(
       `INSERT INTO meta (key, value) VALUES ('${META_KEYS.vectorsGeneration}', ?)

@@ -38,6 +38,16 @@ function ftsPaths(file: string, query: string): string[] {
   }
 }
 
+/** The FTS rowids matching, read from the FTS index alone: a row left behind by a delete still shows here. */
+function ftsRowids(file: string, query: string): number[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare('SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?').pluck().all(query).map(Number);
+  } finally {
+    db.close();
+  }
+}
+
 describe('IndexStore', () => {
   it('creates the schema once and records model, dimension, tokenizer mode and format', (t) => {
     const file = path.join(tempDir(t), 'sub', 'index.sqlite');
@@ -73,10 +83,12 @@ describe('IndexStore', () => {
     assert.deepEqual(ftsPaths(file, '"alias"'), ['a.md', 'b.md'], 'aliases are searchable with the title');
     store.replaceFile(record('a.md', { contentSha256: 'sha2' }), [chunk(0, 'new text')], 6);
     assert.deepEqual(ftsPaths(file, '"rotation"'), []);
+    assert.deepEqual(ftsRowids(file, '"rotation"'), [], 'the FTS rows of replaced chunks are gone');
     assert.deepEqual(assertConsistent(file, 384), { files: 2, chunks: 2, vectors: 2 });
     assertFtsIntact(file);
     store.removeFiles([...store.fileRows('v').values()].map((row) => row.id));
     assert.deepEqual(assertConsistent(file, 384), { files: 0, chunks: 0, vectors: 0 });
+    assert.deepEqual(ftsRowids(file, '"alias"'), [], 'the FTS rows of removed files are gone');
     assertFtsIntact(file);
     store.close();
   });
