@@ -10,7 +10,7 @@ import { assertIndexMatches, type IndexMeta } from '../store/index-meta.js';
 import { loadVectorMatrixCooperatively, type VectorMatrix } from '../store/load-vectors.js';
 import { openDatabase } from '../store/open-database.js';
 import { asRow, num, text } from '../store/rows.js';
-import { type HitRow, readHitRows } from './hit-rows.js';
+import { HIT_ROWS_SQL, type HitRow, readHitRows } from './hit-rows.js';
 
 /** Memory-mapped reads: the FTS index of 100k chunks is hundreds of MB, read through the page cache. */
 const MMAP_BYTES = 4 * 1024 ** 3;
@@ -20,6 +20,10 @@ export interface VaultCounts {
   readonly files: number;
   readonly chunks: number;
 }
+
+/** Title, heading or body contains @pattern (a LIKE pattern with `\` as its escape). */
+const CONTAINS =
+  "(title LIKE @pattern ESCAPE '\\' OR heading LIKE @pattern ESCAPE '\\' OR body LIKE @pattern ESCAPE '\\')";
 
 /** A vault and namespace filter over one snapshot. */
 export interface SnapshotFilter {
@@ -48,6 +52,10 @@ export class IndexSnapshot {
     readonly matches: Database.Statement;
     readonly matchIds: Database.Statement;
     readonly texts: Database.Statement;
+    readonly hitRows: Database.Statement;
+    /** LIKE scans for text under one trigram: over every chunk, and over the chunk ids in a JSON array. */
+    readonly substring: Database.Statement;
+    readonly substringIn: Database.Statement;
   };
 
   private constructor(
@@ -69,6 +77,13 @@ export class IndexSnapshot {
       texts: db.prepare(
         'SELECT id, title, heading, body FROM chunks WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id',
       ),
+      hitRows: db.prepare(HIT_ROWS_SQL),
+      substring: db.prepare(`SELECT id FROM chunks WHERE ${CONTAINS} ORDER BY id LIMIT @limit`).pluck(),
+      substringIn: db
+        .prepare(
+          `SELECT id FROM chunks WHERE id IN (SELECT value FROM json_each(@ids)) AND ${CONTAINS} ORDER BY id LIMIT @limit`,
+        )
+        .pluck(),
     };
   }
 
@@ -145,16 +160,12 @@ export class IndexSnapshot {
   /** LIKE scan for text under one trigram, scoped to the filter's rows (chunk ids of its partitions). */
   substringMatches(needle: string, limit: number, filter: SnapshotFilter): number[] {
     const pattern = `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const matches =
-      "(title LIKE @pattern ESCAPE '\\' OR heading LIKE @pattern ESCAPE '\\' OR body LIKE @pattern ESCAPE '\\')";
     const covered = filter.ranges.reduce((sum, [start, end]) => sum + end - start, 0);
-    const scoped = covered === this.vectors.matrix.count ? '' : 'id IN (SELECT value FROM json_each(@ids)) AND';
-    const ids = scoped === '' ? '[]' : JSON.stringify(this.filteredChunkIds(filter));
-    return this.db
-      .prepare(`SELECT id FROM chunks WHERE ${scoped} ${matches} ORDER BY id LIMIT @limit`)
-      .pluck()
-      .all(scoped === '' ? { pattern, limit } : { pattern, limit, ids })
-      .map(Number);
+    const rows =
+      covered === this.vectors.matrix.count
+        ? this.statements.substring.all({ pattern, limit })
+        : this.statements.substringIn.all({ pattern, limit, ids: JSON.stringify(this.filteredChunkIds(filter)) });
+    return rows.map(Number);
   }
 
   texts(chunkIds: readonly number[]): ChunkText[] {
@@ -171,7 +182,7 @@ export class IndexSnapshot {
 
   /** The rows of the hits, in the order asked; throws when one is missing (never a silently shorter list). */
   hitRows(chunkIds: readonly number[]): HitRow[] {
-    return readHitRows(this.db, chunkIds);
+    return readHitRows(this.statements.hitRows, chunkIds);
   }
 
   close(): void {
