@@ -62,7 +62,6 @@ export class IndexStore {
   private readonly statements: Statements;
 
   private constructor(
-    readonly file: string,
     private readonly db: Database.Database,
     private readonly options: OpenIndexOptions,
   ) {
@@ -78,7 +77,7 @@ export class IndexStore {
     const db = openDatabase(file);
     try {
       db.transaction(() => prepareSchema(db, file, options)).immediate();
-      return new IndexStore(file, db, options);
+      return new IndexStore(db, options);
     } catch (err) {
       db.close();
       throw err;
