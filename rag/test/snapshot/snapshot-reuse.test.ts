@@ -77,14 +77,15 @@ describe('snapshot refresh', () => {
     assert.match(String(now.find((h) => h.path === 'ops/keys.md')?.text), /thirty days/);
 
     // An index whose generation is unknown (written before it was recorded) is always loaded again.
-    const raw = new Database(ws.config.indexPath);
-    raw.exec("DELETE FROM meta WHERE key = 'vectors_generation'");
-    raw.close();
+    const alter = (sql: string) => {
+      const raw = new Database(ws.config.indexPath);
+      raw.exec(sql);
+      raw.close();
+    };
+    alter("DELETE FROM meta WHERE key = 'vectors_generation'");
     const fifth = await follow(server);
     assert.notEqual(fifth.vectors, fourth.vectors);
-    const raw2 = new Database(ws.config.indexPath);
-    raw2.exec("UPDATE meta SET value = '1' WHERE key = 'last_indexed_at_ms'");
-    raw2.close();
+    alter("UPDATE meta SET value = '1' WHERE key = 'last_indexed_at_ms'");
     const sixth = await follow(server);
     assert.notEqual(sixth, fifth);
     assert.notEqual(sixth.vectors, fifth.vectors);

@@ -48,6 +48,17 @@ function ftsRowids(file: string, query: string): number[] {
   }
 }
 
+/** Creates an empty index at `file`, then changes it behind the store's back. */
+function createThenAlter(file: string, alter: (db: Database.Database) => unknown): void {
+  open(file).close();
+  const db = new Database(file);
+  try {
+    alter(db);
+  } finally {
+    db.close();
+  }
+}
+
 describe('IndexStore', () => {
   it('creates the schema once and records model, dimension, tokenizer mode and format', (t) => {
     const file = path.join(tempDir(t), 'sub', 'index.sqlite');
@@ -124,10 +135,7 @@ describe('IndexStore', () => {
 
   it('gives an index written before the vectors generation existed one at the next open', (t) => {
     const file = path.join(tempDir(t), 'index.sqlite');
-    open(file).close();
-    const db = new Database(file);
-    db.exec("DELETE FROM meta WHERE key = 'vectors_generation'");
-    db.close();
+    createThenAlter(file, (db) => db.exec("DELETE FROM meta WHERE key = 'vectors_generation'"));
     const store = open(file);
     assert.match(String(store.meta.vectorsGeneration), UUID);
     store.close();
@@ -213,10 +221,7 @@ describe('IndexStore', () => {
 
   it('refuses an index of another format version, naming --rebuild', (t) => {
     const file = path.join(tempDir(t), 'index.sqlite');
-    open(file).close();
-    const db = new Database(file);
-    db.pragma('user_version = 99');
-    db.close();
+    createThenAlter(file, (db) => db.pragma('user_version = 99'));
     assert.throws(() => open(file), /format version 99, this version reads 1; run 'notegate-rag index --rebuild'/);
     open(file, { rebuild: true }).close();
   });
