@@ -11,11 +11,11 @@
  * (the shared folder: NOTEGATE_SHARED_DIR, else ../shared beside the repository)
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { AutoModel, AutoTokenizer, env, Tensor } from '@huggingface/transformers';
+import { Tensor } from '@huggingface/transformers';
 import {
   chunkerSettingsFor,
   chunkNote,
@@ -23,10 +23,13 @@ import {
   type Embedder,
   findModel,
   findRepositoryRoot,
+  loadPretrained,
   loadRagConfig,
   loadTransformersEmbedder,
   openDatabase,
+  type RagConfig,
   runIndex,
+  walkVault,
 } from '@notegate/rag';
 import { arg, mib, printTable, sharedDir } from './support.js';
 
@@ -77,17 +80,8 @@ interface RawOrt {
 async function loadRawOrt(): Promise<RawOrt> {
   if (!model) throw new Error('no model');
   const spec = model;
-  // The same offline settings as the indexer's loader.
-  env.allowRemoteModels = false;
-  env.useFSCache = false;
-  env.localModelPath = cache;
-  const tokenizer = await AutoTokenizer.from_pretrained(spec.hubRepo, { local_files_only: true });
-  const onnx = await AutoModel.from_pretrained(spec.hubRepo, {
-    local_files_only: true,
-    dtype: 'q8',
-    device: 'cpu',
-    session_options: { intraOpNumThreads: 1 },
-  });
+  // The very loader (offline settings, q8, one thread) the indexer's embedder uses.
+  const { tokenizer, onnx } = await loadPretrained(spec, cache);
   const session = onnx.sessions.model;
   return {
     run: async (inputs) => {
@@ -151,6 +145,21 @@ function tableSizes(indexPath: string): [string, number][] {
   }
 }
 
+/** A config in `work` that indexes `vault` (vault id `til`) into `work/index.sqlite`. */
+function benchConfig(work: string, vault: string): RagConfig {
+  const configPath = path.join(work, 'vaults.json');
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      embed_model: MODEL_ID,
+      allowed_roots: [vault],
+      index_path: path.join(work, 'index.sqlite'),
+      vaults: [{ id: 'til', path: vault }],
+    }),
+  );
+  return loadRagConfig(configPath, process.env.HOME ?? '/');
+}
+
 /** Child mode: embed the first chunks of a recorded corpus with one batch size, print chunks/s and peak RSS. */
 async function probe(file: string, batchSize: number, threads: number): Promise<void> {
   if (!model) throw new Error('no model');
@@ -211,19 +220,22 @@ function runProbes(work: string, chunkInputs: readonly string[]): void {
 async function probesOnly(): Promise<void> {
   if (!model) throw new Error('no model');
   const vault = path.resolve(arg('--vault', path.join(sharedDir(), 'eval', 'vault-til')));
-  const embedder = await loadTransformersEmbedder(model, cache);
-  const settings = chunkerSettingsFor(model);
-  const inputs: string[] = [];
-  for (const entry of readdirSync(vault, { recursive: true, encoding: 'utf8' }).sort()) {
-    if (!entry.endsWith('.md') || entry.split(path.sep).some((part) => part.startsWith('.'))) continue;
-    const note = chunkNote(readFileSync(path.join(vault, entry), 'utf8'), entry, settings, (t) =>
-      embedder.countTokens(t),
-    );
-    inputs.push(...note.chunks.map((chunk) => chunk.embedText));
-  }
-  await embedder.dispose();
   const work = mkdtempSync(path.join(tmpdir(), 'notegate-probe-bench-'));
   try {
+    // The files an index run would read: the indexer's own walk of the vault.
+    const config = benchConfig(work, vault);
+    const embedder = await loadTransformersEmbedder(model, cache);
+    const settings = chunkerSettingsFor(model);
+    const inputs: string[] = [];
+    for (const resolved of config.vaults) {
+      for (const file of walkVault(resolved, config.diode).files) {
+        const note = chunkNote(readFileSync(file.realPath, 'utf8'), file.path, settings, (t) =>
+          embedder.countTokens(t),
+        );
+        inputs.push(...note.chunks.map((chunk) => chunk.embedText));
+      }
+    }
+    await embedder.dispose();
     console.log(`Vault ${vault}: ${inputs.length} chunks`);
     runProbes(work, inputs);
   } finally {
@@ -235,17 +247,8 @@ async function main(): Promise<void> {
   const vault = path.resolve(arg('--vault', path.join(sharedDir(), 'eval', 'vault-til')));
   const work = mkdtempSync(path.join(tmpdir(), 'notegate-index-bench-'));
   try {
-    const configPath = path.join(work, 'vaults.json');
-    writeFileSync(
-      configPath,
-      JSON.stringify({
-        embed_model: MODEL_ID,
-        allowed_roots: [vault],
-        index_path: path.join(work, 'index.sqlite'),
-        vaults: [{ id: 'til', path: vault }],
-      }),
-    );
-    const config = loadRagConfig(configPath, process.env.HOME ?? '/');
+    const config = benchConfig(work, vault);
+    const { configPath } = config;
     const options = {
       config,
       modelCacheDir: cache,

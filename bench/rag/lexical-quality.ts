@@ -14,7 +14,9 @@ import path from 'node:path';
 import {
   buildFtsQuery,
   COLUMN_WEIGHTS,
+  type FtsTokenizer,
   findModel,
+  ftsQueryOptions,
   IndexSnapshot,
   IndexStore,
   type LexicalStrategy,
@@ -122,13 +124,13 @@ async function main(): Promise<void> {
 
 function unbounded(
   file: string,
-  mode: string,
+  mode: FtsTokenizer,
   strategy: LexicalStrategy,
   titleWeight: number,
   docOf: ReadonlyMap<number, string>,
 ): (query: string) => string[] {
   return (query) => {
-    const built = buildFtsQuery(query, { strategy, minTermLength: mode === 'trigram' ? 3 : 1 });
+    const built = buildFtsQuery(query, ftsQueryOptions(mode, strategy));
     if (built.kind !== 'match') return [];
     return rank(file, built.expression, titleWeight).map((id) => docOf.get(id) ?? '');
   };

@@ -19,28 +19,24 @@ import { closeServer, listen } from '@notegate/auth/http';
 import {
   createSearchServer,
   type Embedder,
+  exactScan,
   findModel,
   IndexSnapshot,
   IndexStore,
   loadTransformersEmbedder,
   ResidentModel,
+  rangesFor,
   type SearchOptions,
   SnapshotSource,
   searchSnapshot,
 } from '@notegate/rag';
-import { arg, exactTopK, printTable, seededRandom, sharedDir, syntheticFile, timings, unitVector } from './support.js';
+import { arg, printTable, seededRandom, sharedDir, syntheticFile, timings, unitVector, vaultOf } from './support.js';
 
 const MODEL = findModel('intfloat/multilingual-e5-small');
 const CHUNKS_PER_FILE = 10;
 const CENTRES = 500;
 const TOP = 8;
 const shared = sharedDir();
-
-/** 1% small, 9% mid, 90% big: a filtered search over the small vault is the crowded case. */
-function vaultOf(file: number): string {
-  const bucket = file % 100;
-  return bucket === 0 ? 'small' : bucket < 10 ? 'mid' : 'big';
-}
 
 interface Corpus {
   readonly sentences: readonly string[];
@@ -161,9 +157,11 @@ async function main(): Promise<void> {
         ...extra,
       });
       const matrix = snapshot.vectors.matrix;
+      const plain = exactScan(matrix);
+      const everyRow = rangesFor(matrix, all, undefined);
       measure(
         'plain exact scan, Float32Array (ceiling)',
-        (i) => exactTopK(matrix, vectors[i] ?? new Float32Array(), 50, { label: '', vaults: all }),
+        (i) => plain.topK(vectors[i] ?? new Float32Array(), 50, everyRow),
         false,
       );
       measure('dense', (i) => searchSnapshot(snapshot, vectors[i] ?? new Float32Array(), options(i, {})));

@@ -1,7 +1,7 @@
 /** Small helpers shared by the retrieval benchmarks. */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type FileRecord, findRepositoryRoot, type VectorMatrix } from '@notegate/rag';
+import { type FileRecord, findRepositoryRoot, IndexStore, type ModelSpec } from '@notegate/rag';
 
 /** Deterministic PRNG (mulberry32), so every run measures the same data. */
 export function seededRandom(seed: number): () => number {
@@ -58,48 +58,16 @@ export function arg(name: string, fallback: string): string {
   return at === -1 ? fallback : (process.argv[at + 1] ?? fallback);
 }
 
+/** Vault of the i-th synthetic file: 1% small, 9% mid, 90% big (the "small vault crowded" case, rag-lessons.md §1). */
+export function vaultOf(fileIndex: number): string {
+  const bucket = fileIndex % 100;
+  return bucket === 0 ? 'small' : bucket < 10 ? 'mid' : 'big';
+}
+
 export interface Filter {
   readonly label: string;
   readonly vaults: readonly string[];
   readonly namespaces?: readonly string[];
-}
-
-/** The filter is a mask over integer codes, checked before any dot product: filtered rows cost nothing. */
-export function exactTopK(matrix: VectorMatrix, query: Float32Array, k: number, filter: Filter): number[] {
-  const vaultOk = mask(matrix.vaultNames, filter.vaults);
-  const namespaceOk = filter.namespaces ? mask(matrix.namespaceNames, filter.namespaces) : undefined;
-  const { data, dimension } = matrix;
-  const bestIds: number[] = [];
-  const bestScores: number[] = [];
-  for (let row = 0; row < matrix.count; row += 1) {
-    if (!vaultOk[matrix.vaultCodes[row] ?? 0]) continue;
-    if (namespaceOk && !namespaceOk[matrix.namespaceCodes[row] ?? 0]) continue;
-    let a = 0;
-    let b = 0;
-    let c = 0;
-    let d = 0;
-    for (let j = 0, o = row * dimension; j < dimension; j += 4, o += 4) {
-      a += (data[o] ?? 0) * (query[j] ?? 0);
-      b += (data[o + 1] ?? 0) * (query[j + 1] ?? 0);
-      c += (data[o + 2] ?? 0) * (query[j + 2] ?? 0);
-      d += (data[o + 3] ?? 0) * (query[j + 3] ?? 0);
-    }
-    const score = a + b + c + d;
-    if (bestScores.length === k && score <= (bestScores[k - 1] ?? 0)) continue;
-    let at = bestScores.length === k ? k - 1 : bestScores.length;
-    while (at > 0 && (bestScores[at - 1] ?? 0) < score) at -= 1;
-    bestScores.splice(at, 0, score);
-    bestIds.splice(at, 0, matrix.chunkIds[row] ?? 0);
-    if (bestScores.length > k) {
-      bestScores.pop();
-      bestIds.pop();
-    }
-  }
-  return bestIds;
-}
-
-function mask(names: readonly string[], wanted: readonly string[]): Uint8Array {
-  return Uint8Array.from(names, (name) => (wanted.includes(name) ? 1 : 0));
 }
 
 /** The shared folder (stand-in models, eval data): NOTEGATE_SHARED_DIR, else ../shared beside the repository. */
@@ -122,4 +90,47 @@ export function syntheticFile(vault: string, filePath: string, namespace: string
     contentSha256: '',
     fingerprint: '',
   };
+}
+
+/** Synthetic indexes: files of this many chunks, spread over this many namespaces. */
+export const SYNTHETIC_CHUNKS_PER_FILE = 10;
+export const SYNTHETIC_NAMESPACES = 10;
+
+/** The namespace of the i-th synthetic file. */
+export function namespaceOf(fileIndex: number): string {
+  return `ns${fileIndex % SYNTHETIC_NAMESPACES}`;
+}
+
+/**
+ * Writes `vectors` through the real write path (IndexStore.replaceFile), in
+ * files of SYNTHETIC_CHUNKS_PER_FILE chunks spread over vaults (`vaultOf`) and
+ * namespaces (`namespaceOf`).
+ */
+export function writeSyntheticIndex(file: string, model: ModelSpec, vectors: readonly Float32Array[]): void {
+  const store = IndexStore.open(file, { model, nowMs: Date.now() });
+  try {
+    for (let f = 0; f * SYNTHETIC_CHUNKS_PER_FILE < vectors.length; f += 1) {
+      store.replaceFile(
+        syntheticFile(vaultOf(f), `${namespaceOf(f)}/note-${f}.md`, namespaceOf(f), `Note ${f}`),
+        syntheticChunks(f, vectors),
+        0,
+      );
+    }
+  } finally {
+    store.close();
+  }
+}
+
+/** The chunks of the f-th synthetic file: its slice of `vectors`. */
+export function syntheticChunks(fileIndex: number, vectors: readonly Float32Array[]) {
+  const first = fileIndex * SYNTHETIC_CHUNKS_PER_FILE;
+  return vectors.slice(first, first + SYNTHETIC_CHUNKS_PER_FILE).map((vector, seq) => ({
+    seq,
+    heading: 'Section',
+    lineStart: seq * 10 + 1,
+    lineEnd: seq * 10 + 9,
+    text: `synthetic chunk ${fileIndex}/${seq}`,
+    tokenCount: 100,
+    vector,
+  }));
 }

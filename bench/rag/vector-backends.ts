@@ -9,25 +9,25 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { findModel, IndexStore, loadVectorMatrix, openDatabase } from '@notegate/rag';
+import { exactScan, findModel, loadVectorMatrix, openDatabase, rangesFor } from '@notegate/rag';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import {
   arg,
-  exactTopK,
   type Filter,
   mib,
+  namespaceOf,
   printTable,
+  SYNTHETIC_CHUNKS_PER_FILE,
   seededRandom,
-  syntheticFile,
   timings,
   unitVector,
+  vaultOf,
+  writeSyntheticIndex,
 } from './support.js';
 
 const DIMENSION = 384;
 const TOP_K = 10;
-const CHUNKS_PER_FILE = 10;
-const NAMESPACES = 10;
 
 const FILTERS: readonly Filter[] = [
   { label: 'no filter (100%)', vaults: ['big', 'mid', 'small'] },
@@ -36,12 +36,6 @@ const FILTERS: readonly Filter[] = [
   { label: 'vault big + ns3 (9%)', vaults: ['big'], namespaces: ['ns3'] },
   { label: 'vaults small,mid (10%)', vaults: ['small', 'mid'] },
 ];
-
-/** Vault of the i-th file: 1% small, 9% mid, 90% big (the "small vault crowded" case, rag-lessons.md §1). */
-function vaultOf(fileIndex: number): string {
-  const bucket = fileIndex % 100;
-  return bucket === 0 ? 'small' : bucket < 10 ? 'mid' : 'big';
-}
 
 async function main(): Promise<void> {
   const sizes = arg('--sizes', '10000,100000').split(',').map(Number);
@@ -64,11 +58,17 @@ async function main(): Promise<void> {
         mib(blob.bytes),
       ]);
       setupRows.push([String(size), 'sqlite-vec vec0', `${vec.insertMs.toFixed(0)} ms`, '–', mib(vec.bytes)]);
+      // The server's plain exact scan; the filter becomes row ranges before any dot product.
+      const scan = exactScan(blob.matrix);
       for (const filter of FILTERS) {
-        const js = measure(queries, (q) => exactTopK(blob.matrix, q, TOP_K, filter));
+        const ranges = rangesFor(blob.matrix, filter.vaults, filter.namespaces);
+        const js = measure(queries, (q) => scan.topK(q, TOP_K, ranges));
         const v0 = measure(queries, (q) => vec0TopK(vec.db, q, TOP_K, filter));
         const agree = queries.every((q) =>
-          sameIds(exactTopK(blob.matrix, q, TOP_K, filter), vec0TopK(vec.db, q, TOP_K, filter)),
+          sameIds(
+            scan.topK(q, TOP_K, ranges).map((hit) => hit.chunkId),
+            vec0TopK(vec.db, q, TOP_K, filter),
+          ),
         );
         rows.push([String(size), filter.label, fmt(js), fmt(v0), agree ? 'identical' : 'DIFFER']);
       }
@@ -87,24 +87,7 @@ function buildBlobIndex(file: string, vectors: readonly Float32Array[]) {
   const model = findModel('intfloat/multilingual-e5-small');
   if (!model) throw new Error('model table lacks e5-small');
   const started = performance.now();
-  const store = IndexStore.open(file, { model, nowMs: Date.now() });
-  for (let f = 0; f * CHUNKS_PER_FILE < vectors.length; f += 1) {
-    const chunks = vectors.slice(f * CHUNKS_PER_FILE, (f + 1) * CHUNKS_PER_FILE).map((vector, seq) => ({
-      seq,
-      heading: 'Section',
-      lineStart: seq * 10 + 1,
-      lineEnd: seq * 10 + 9,
-      text: `synthetic chunk ${f}/${seq}`,
-      tokenCount: 100,
-      vector,
-    }));
-    store.replaceFile(
-      syntheticFile(vaultOf(f), `ns${f % NAMESPACES}/note-${f}.md`, `ns${f % NAMESPACES}`, `Note ${f}`),
-      chunks,
-      0,
-    );
-  }
-  store.close();
+  writeSyntheticIndex(file, model, vectors);
   const insertMs = performance.now() - started;
   const db = openDatabase(file, { readonly: true });
   const loadStarted = performance.now();
@@ -124,8 +107,8 @@ function buildVec0Index(file: string, vectors: readonly Float32Array[]) {
   const insert = db.prepare('INSERT INTO vec (chunk_id, embedding, vault, namespace) VALUES (?, ?, ?, ?)');
   db.transaction(() => {
     vectors.forEach((vector, i) => {
-      const f = Math.floor(i / CHUNKS_PER_FILE);
-      insert.run(BigInt(i + 1), vector, vaultOf(f), `ns${f % NAMESPACES}`);
+      const f = Math.floor(i / SYNTHETIC_CHUNKS_PER_FILE);
+      insert.run(BigInt(i + 1), vector, vaultOf(f), namespaceOf(f));
     });
   })();
   const insertMs = performance.now() - started;

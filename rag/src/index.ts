@@ -10,7 +10,7 @@ export { findRepositoryRoot } from './config/repo-root.js';
 export { type DownloadOptions, ensureModelFiles, type FetchLike } from './embed/download.js';
 export type { Embedder } from './embed/embedder.js';
 export { ResidentModel, type ResidentModelState } from './embed/resident-model.js';
-export { loadTransformersEmbedder } from './embed/transformers-embedder.js';
+export { loadPretrained, loadTransformersEmbedder } from './embed/transformers-embedder.js';
 export { RagError, type RagErrorCode } from './errors/rag-error.js';
 export { parseSearchRequest, SEARCH_DEFAULTS, type SearchRequest } from './http/search-request.js';
 export { createSearchServer, type SearchServerDeps } from './http/search-server.js';
@@ -28,7 +28,7 @@ export {
   searchSnapshot,
 } from './search/hybrid-search.js';
 export { Int8VectorSearch } from './search/int8-scan.js';
-export { type LexicalSource, lexicalLeg, MATCH_CAP, strategyFor } from './search/lexical-leg.js';
+export { ftsQueryOptions, type LexicalSource, lexicalLeg, MATCH_CAP, strategyFor } from './search/lexical-leg.js';
 export { COLUMN_WEIGHTS } from './search/lexical-weights.js';
 export { mmrOrder } from './search/mmr.js';
 export { type FusedCandidate, fuseRrf, RRF_K } from './search/rrf.js';
@@ -41,6 +41,6 @@ export { type IndexMeta, readIndexMeta } from './store/index-meta.js';
 export { type FileRecord, type FileRow, IndexStore, type StoredChunk } from './store/index-store.js';
 export { loadVectorMatrix, type VectorMatrix } from './store/load-vectors.js';
 export { openDatabase } from './store/open-database.js';
-export { SCHEMA_VERSION } from './store/schema.js';
+export { type FtsTokenizer, SCHEMA_VERSION } from './store/schema.js';
 export { decodeVector, VECTOR_FORMAT } from './store/vector-codec.js';
-export type { SkippedFile, SkipReason } from './walk/walk-vault.js';
+export { type SkippedFile, type SkipReason, type VaultFile, walkVault } from './walk/walk-vault.js';

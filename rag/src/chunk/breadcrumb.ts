@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { withoutMarkdownExtension } from '../walk/vault-path.js';
 import type { Block } from './markdown-blocks.js';
 
 /** Recorded in the index fingerprint: changing it re-embeds every file. */
@@ -11,8 +12,7 @@ export function titleOf(frontmatterTitle: string | undefined, blocks: readonly B
   if (frontmatterTitle) return frontmatterTitle;
   const h1 = blocks.find((block) => block.kind === 'heading' && block.level === 1 && block.text !== '');
   if (h1?.kind === 'heading') return h1.text;
-  const name = path.posix.basename(filePath);
-  return name.replace(/\.(md|markdown)$/i, '');
+  return withoutMarkdownExtension(path.posix.basename(filePath));
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Tensor } from '@huggingface/transformers';
+import type { PreTrainedModel, PreTrainedTokenizer, Tensor } from '@huggingface/transformers';
 import type { ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
 import { type Embedder, SPECIAL_TOKENS_PER_INPUT } from './embedder.js';
@@ -20,20 +20,8 @@ export async function loadTransformersEmbedder(
   cacheDir: string,
   options: TransformersEmbedderOptions = {},
 ): Promise<Embedder> {
-  // Imported on first use: a run with nothing to embed (the common case) never pays for loading ONNX Runtime.
-  const { AutoModel, AutoTokenizer, env, mean_pooling, Tensor } = await import('@huggingface/transformers');
-  // facts/models.md §3: no remote fetches, and no cache written into node_modules.
-  env.allowRemoteModels = false;
-  env.allowLocalModels = true;
-  env.useFSCache = false;
-  env.localModelPath = cacheDir;
-  const tokenizer = await AutoTokenizer.from_pretrained(model.hubRepo, { local_files_only: true });
-  const onnx = await AutoModel.from_pretrained(model.hubRepo, {
-    local_files_only: true,
-    dtype: 'q8',
-    device: 'cpu',
-    session_options: { intraOpNumThreads: options.intraOpThreads ?? 1 },
-  });
+  const { mean_pooling, Tensor } = await import('@huggingface/transformers');
+  const { tokenizer, onnx } = await loadPretrained(model, cacheDir, options);
   const specials = tokenizer.encode('').length;
   if (specials !== SPECIAL_TOKENS_PER_INPUT) {
     throw new RagError(
@@ -71,6 +59,33 @@ export async function loadTransformersEmbedder(
       await onnx.dispose();
     },
   };
+}
+
+/**
+ * The tokenizer and the quantized ONNX model of `model`, read from the cache
+ * with the settings every loader uses (the embedder, and the benchmarks that
+ * measure it against raw ONNX Runtime).
+ */
+export async function loadPretrained(
+  model: ModelSpec,
+  cacheDir: string,
+  options: TransformersEmbedderOptions = {},
+): Promise<{ readonly tokenizer: PreTrainedTokenizer; readonly onnx: PreTrainedModel }> {
+  // Imported on first use: a run with nothing to embed (the common case) never pays for loading ONNX Runtime.
+  const { AutoModel, AutoTokenizer, env } = await import('@huggingface/transformers');
+  // facts/models.md §3: no remote fetches, and no cache written into node_modules.
+  env.allowRemoteModels = false;
+  env.allowLocalModels = true;
+  env.useFSCache = false;
+  env.localModelPath = cacheDir;
+  const tokenizer = await AutoTokenizer.from_pretrained(model.hubRepo, { local_files_only: true });
+  const onnx = await AutoModel.from_pretrained(model.hubRepo, {
+    local_files_only: true,
+    dtype: 'q8',
+    device: 'cpu',
+    session_options: { intraOpNumThreads: options.intraOpThreads ?? 1 },
+  });
+  return { tokenizer, onnx };
 }
 
 function asEncoded(tensorClass: typeof Tensor, value: unknown): Encoded {

@@ -1,13 +1,9 @@
+import type { ResidentModelState } from '../embed/resident-model.js';
 import type { SnapshotState } from '../snapshot/snapshot-source.js';
-
-export type ModelState =
-  | { readonly state: 'loading' }
-  | { readonly state: 'ready' }
-  | { readonly state: 'failed'; readonly reason: string };
 
 export interface HealthInputs {
   readonly modelId: string;
-  readonly model: ModelState;
+  readonly model: ResidentModelState;
   readonly index: SnapshotState;
   /** The index changed after the served snapshot was taken (a reload is pending or running). */
   readonly stale: boolean;

@@ -1,6 +1,12 @@
 import type { FtsTokenizer } from '../store/schema.js';
 import { type ChunkText, rankByContainment } from './containment-score.js';
-import { buildFtsQuery, type FtsQuery, type LexicalStrategy, TRIGRAM_LENGTH } from './fts-query.js';
+import {
+  buildFtsQuery,
+  type FtsQuery,
+  type FtsQueryOptions,
+  type LexicalStrategy,
+  TRIGRAM_LENGTH,
+} from './fts-query.js';
 
 /** One FTS5 match: bm25() is negative, lower is better. */
 export interface FtsMatch {
@@ -42,6 +48,14 @@ export function strategyFor(tokenizer: FtsTokenizer): LexicalStrategy {
   return tokenizer === 'trigram' ? 'phrase' : 'or-terms';
 }
 
+/** How the leg builds its FTS5 query over an index of `tokenizer`: a trigram index cannot match shorter terms. */
+export function ftsQueryOptions(
+  tokenizer: FtsTokenizer,
+  strategy: LexicalStrategy = strategyFor(tokenizer),
+): FtsQueryOptions {
+  return { strategy, minTermLength: tokenizer === 'trigram' ? TRIGRAM_LENGTH : 1 };
+}
+
 /**
  * The BM25 leg, filters applied before the top-`count` cut (rag-lessons.md §1).
  *
@@ -68,8 +82,7 @@ export function lexicalLeg(
   source: LexicalSource,
   strategy: LexicalStrategy = strategyFor(source.tokenizer),
 ): LexicalResult {
-  const minTermLength = source.tokenizer === 'trigram' ? TRIGRAM_LENGTH : 1;
-  const fts = buildFtsQuery(query, { strategy, minTermLength });
+  const fts = buildFtsQuery(query, ftsQueryOptions(source.tokenizer, strategy));
   if (fts.kind === 'empty') return { chunkIds: [], path: 'none' };
   const cap = MATCH_CAP[source.tokenizer];
   if (fts.kind === 'short') {

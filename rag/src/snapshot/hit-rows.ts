@@ -15,18 +15,16 @@ export interface HitRow {
   readonly text: string;
 }
 
-const statements = new WeakMap<Database.Database, Database.Statement>();
+/** The rows a hit shows, for the chunk ids in a JSON array (the one parameter); `readHitRows` reads its columns. */
+export const HIT_ROWS_SQL = `SELECT c.id, f.vault, f.path, c.namespace, f.title, c.heading, c.line_start, c.line_end, c.body
+  FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN (SELECT value FROM json_each(?))`;
 
-/** The rows of `chunkIds`, in that order; a missing one means the snapshot is broken, never a shorter list. */
-export function readHitRows(db: Database.Database, chunkIds: readonly number[]): HitRow[] {
-  let statement = statements.get(db);
-  if (!statement) {
-    statement = db.prepare(
-      `SELECT c.id, f.vault, f.path, c.namespace, f.title, c.heading, c.line_start, c.line_end, c.body
-       FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN (SELECT value FROM json_each(?))`,
-    );
-    statements.set(db, statement);
-  }
+/**
+ * The rows of `chunkIds`, in that order, read with `statement` (HIT_ROWS_SQL
+ * prepared on the snapshot's connection); a missing one means the snapshot
+ * is broken, never a shorter list.
+ */
+export function readHitRows(statement: Database.Statement, chunkIds: readonly number[]): HitRow[] {
   const byId = new Map<number, HitRow>();
   for (const value of statement.all(JSON.stringify(chunkIds))) {
     const row = asRow(value);

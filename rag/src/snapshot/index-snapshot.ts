@@ -6,12 +6,11 @@ import type { ChunkText } from '../search/containment-score.js';
 import { Int8VectorSearch } from '../search/int8-scan.js';
 import { COLUMN_WEIGHTS } from '../search/lexical-weights.js';
 import { exactScan, type RowRange, rangesFor, type VectorSearch } from '../search/vector-scan.js';
-import { type IndexMeta, readIndexMeta } from '../store/index-meta.js';
+import { assertIndexMatches, type IndexMeta } from '../store/index-meta.js';
 import { loadVectorMatrixCooperatively, type VectorMatrix } from '../store/load-vectors.js';
 import { openDatabase } from '../store/open-database.js';
 import { asRow, num, text } from '../store/rows.js';
-import { SCHEMA_VERSION } from '../store/schema.js';
-import { type HitRow, readHitRows } from './hit-rows.js';
+import { HIT_ROWS_SQL, type HitRow, readHitRows } from './hit-rows.js';
 
 /** Memory-mapped reads: the FTS index of 100k chunks is hundreds of MB, read through the page cache. */
 const MMAP_BYTES = 4 * 1024 ** 3;
@@ -22,37 +21,53 @@ export interface VaultCounts {
   readonly chunks: number;
 }
 
+/** Title, heading or body contains @pattern (a LIKE pattern with `\` as its escape). */
+const CONTAINS =
+  "(title LIKE @pattern ESCAPE '\\' OR heading LIKE @pattern ESCAPE '\\' OR body LIKE @pattern ESCAPE '\\')";
+
 /** A vault and namespace filter over one snapshot. */
 export interface SnapshotFilter {
   readonly ranges: readonly RowRange[];
   accepts(chunkId: number): boolean;
 }
 
+/** The vectors of one vectors generation, and what is derived from them: shared by the snapshots of that generation. */
+interface LoadedVectors {
+  readonly generation: string | undefined;
+  readonly search: VectorSearch;
+  readonly rowOfChunk: ReadonlyMap<number, number>;
+}
+
 /**
  * One consistent state of the index: a connection that holds a read
  * transaction open (WAL keeps that state readable while `index` commits),
- * and the vectors loaded inside the same transaction. Every read of a request
- * goes through one snapshot, so a request never mixes two states and never
- * sees a file half-updated.
+ * and the vectors of the same state. Every read of a request goes through
+ * one snapshot, so a request never mixes two states and never sees a file
+ * half-updated.
  */
 export class IndexSnapshot {
-  private readonly rowOfChunk = new Map<number, number>();
+  readonly vectors: VectorSearch;
+  private readonly rowOfChunk: ReadonlyMap<number, number>;
   private readonly statements: {
     readonly matches: Database.Statement;
     readonly matchIds: Database.Statement;
     readonly texts: Database.Statement;
+    readonly hitRows: Database.Statement;
+    /** LIKE scans for text under one trigram: over every chunk, and over the chunk ids in a JSON array. */
+    readonly substring: Database.Statement;
+    readonly substringIn: Database.Statement;
   };
 
   private constructor(
     private readonly db: Database.Database,
     readonly meta: IndexMeta,
-    readonly vectors: VectorSearch,
+    private readonly loaded: LoadedVectors,
     readonly vaults: readonly VaultCounts[],
     readonly loadedAtMs: number,
     readonly loadDurationMs: number,
   ) {
-    const { chunkIds } = vectors.matrix;
-    for (let row = 0; row < chunkIds.length; row += 1) this.rowOfChunk.set(chunkIds[row] ?? 0, row);
+    this.vectors = loaded.search;
+    this.rowOfChunk = loaded.rowOfChunk;
     const { title, heading, body } = COLUMN_WEIGHTS;
     this.statements = {
       matches: db.prepare(
@@ -62,14 +77,29 @@ export class IndexSnapshot {
       texts: db.prepare(
         'SELECT id, title, heading, body FROM chunks WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id',
       ),
+      hitRows: db.prepare(HIT_ROWS_SQL),
+      substring: db.prepare(`SELECT id FROM chunks WHERE ${CONTAINS} ORDER BY id LIMIT @limit`).pluck(),
+      substringIn: db
+        .prepare(
+          `SELECT id FROM chunks WHERE id IN (SELECT value FROM json_each(@ids)) AND ${CONTAINS} ORDER BY id LIMIT @limit`,
+        )
+        .pluck(),
     };
   }
 
   /**
    * Opens the index at `file` and loads it, yielding to the event loop while
-   * the vectors load. Refuses an index of another format or model.
+   * the vectors load. Refuses an index of another format or model. When the
+   * index's vectors generation is that of `previous` (only metadata, such as
+   * a finished run's timestamp or a file's mtime, changed since), the new
+   * snapshot shares its vectors instead of loading them again.
    */
-  static async open(file: string, model: ModelSpec, clock: () => number): Promise<IndexSnapshot> {
+  static async open(
+    file: string,
+    model: ModelSpec,
+    clock: () => number,
+    previous?: IndexSnapshot,
+  ): Promise<IndexSnapshot> {
     if (!existsSync(file)) throw new RagError('ERR_INDEX_MISSING', `no index at ${file}; run 'notegate-rag index'`);
     const startedAtMs = clock();
     const db = openDatabase(file, { reader: true });
@@ -77,10 +107,11 @@ export class IndexSnapshot {
       db.pragma(`mmap_size = ${MMAP_BYTES}`);
       // The snapshot is taken by the first read after BEGIN and held until close().
       db.exec('BEGIN');
-      const meta = checkedMeta(db, file, model);
-      const matrix = await loadVectorMatrixCooperatively(db, meta.dimension);
-      const vectors = await fastestSearch(matrix);
-      return new IndexSnapshot(db, meta, vectors, vaultCounts(db), clock(), clock() - startedAtMs);
+      const meta = assertIndexMatches(db, file, model, "run 'notegate-rag index --rebuild', then restart serve");
+      const generation = meta.vectorsGeneration;
+      const reusable = generation !== undefined && previous?.loaded.generation === generation;
+      const loaded = reusable ? previous.loaded : await loadVectors(db, meta);
+      return new IndexSnapshot(db, meta, loaded, vaultCounts(db), clock(), clock() - startedAtMs);
     } catch (err) {
       db.close();
       throw err;
@@ -129,16 +160,12 @@ export class IndexSnapshot {
   /** LIKE scan for text under one trigram, scoped to the filter's rows (chunk ids of its partitions). */
   substringMatches(needle: string, limit: number, filter: SnapshotFilter): number[] {
     const pattern = `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const matches =
-      "(title LIKE @pattern ESCAPE '\\' OR heading LIKE @pattern ESCAPE '\\' OR body LIKE @pattern ESCAPE '\\')";
     const covered = filter.ranges.reduce((sum, [start, end]) => sum + end - start, 0);
-    const scoped = covered === this.vectors.matrix.count ? '' : 'id IN (SELECT value FROM json_each(@ids)) AND';
-    const ids = scoped === '' ? '[]' : JSON.stringify(this.filteredChunkIds(filter));
-    return this.db
-      .prepare(`SELECT id FROM chunks WHERE ${scoped} ${matches} ORDER BY id LIMIT @limit`)
-      .pluck()
-      .all(scoped === '' ? { pattern, limit } : { pattern, limit, ids })
-      .map(Number);
+    const rows =
+      covered === this.vectors.matrix.count
+        ? this.statements.substring.all({ pattern, limit })
+        : this.statements.substringIn.all({ pattern, limit, ids: JSON.stringify(this.filteredChunkIds(filter)) });
+    return rows.map(Number);
   }
 
   texts(chunkIds: readonly number[]): ChunkText[] {
@@ -155,7 +182,7 @@ export class IndexSnapshot {
 
   /** The rows of the hits, in the order asked; throws when one is missing (never a silently shorter list). */
   hitRows(chunkIds: readonly number[]): HitRow[] {
-    return readHitRows(this.db, chunkIds);
+    return readHitRows(this.statements.hitRows, chunkIds);
   }
 
   close(): void {
@@ -168,24 +195,14 @@ export class IndexSnapshot {
   }
 }
 
-function checkedMeta(db: Database.Database, file: string, model: ModelSpec): IndexMeta {
-  const version = Number(db.pragma('user_version', { simple: true }));
-  if (version !== SCHEMA_VERSION) {
-    throw new RagError(
-      'ERR_INDEX_SCHEMA',
-      version === 0
-        ? `${file} is not a notegate index (or it is still being created); run 'notegate-rag index'`
-        : `index ${file} has format version ${version}, this version reads ${SCHEMA_VERSION}; run 'notegate-rag index --rebuild'`,
-    );
-  }
-  const meta = readIndexMeta(db);
-  if (meta.modelId !== model.id || meta.dimension !== model.dimension) {
-    throw new RagError(
-      'ERR_INDEX_MODEL_MISMATCH',
-      `index ${file} was built with ${meta.modelId} (${meta.dimension} dimensions) but the config names ${model.id}; run 'notegate-rag index --rebuild', then restart serve`,
-    );
-  }
-  return meta;
+/** Loads the vectors of the snapshot `db` holds open, and maps chunk ids to their rows. */
+async function loadVectors(db: Database.Database, meta: IndexMeta): Promise<LoadedVectors> {
+  const matrix = await loadVectorMatrixCooperatively(db, meta.dimension);
+  const search = await fastestSearch(matrix);
+  const rowOfChunk = new Map<number, number>();
+  const { chunkIds } = matrix;
+  for (let row = 0; row < chunkIds.length; row += 1) rowOfChunk.set(chunkIds[row] ?? 0, row);
+  return { generation: meta.vectorsGeneration, search, rowOfChunk };
 }
 
 /** The WebAssembly int8 scan where it runs (Node 20 has SIMD); the plain scan otherwise (`--jitless`, odd dimensions). */

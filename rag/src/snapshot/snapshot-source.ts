@@ -39,6 +39,7 @@ export interface SnapshotSourceOptions {
  * (an `index` run) commits, and the file's inode changes when it is replaced.
  * A change loads a new snapshot in the background while requests keep using
  * the old one; the swap is one assignment, so a request sees one or the other.
+ * The new snapshot loads the vectors again only when their generation changed.
  */
 export class SnapshotSource {
   private state: SnapshotState = { kind: 'loading' };
@@ -104,8 +105,10 @@ export class SnapshotSource {
     try {
       // The version is read before the snapshot is taken, so a commit in between only causes one more reload.
       this.loadedVersion = this.openProbe();
-      const snapshot = await IndexSnapshot.open(indexPath, model, this.clock);
       const previous = this.state;
+      // Most commits (a finished no-op run, mtime updates) leave the vectors as they were: those are kept.
+      const current = previous.kind === 'ready' ? previous.snapshot : undefined;
+      const snapshot = await IndexSnapshot.open(indexPath, model, this.clock, current);
       this.state = { kind: 'ready', snapshot };
       if (previous.kind === 'ready') previous.snapshot.close();
       onReload?.({ chunks: snapshot.chunks, durationMs: snapshot.loadDurationMs });

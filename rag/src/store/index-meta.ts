@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import type { ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
 import { asRow, text } from './rows.js';
-import type { FtsTokenizer } from './schema.js';
+import { type FtsTokenizer, SCHEMA_VERSION } from './schema.js';
 
 /** What the `meta` table records about the index as a whole. */
 export interface IndexMeta {
@@ -16,6 +18,13 @@ export interface IndexMeta {
   readonly createdAtMs: number;
   /** End of the last finished `index` run; undefined before the first. */
   readonly lastIndexedAtMs: number | undefined;
+  /**
+   * A fresh value in every transaction that changes chunks or vectors (and
+   * their FTS rows): a snapshot with the same generation as the previous one
+   * keeps its vectors. Undefined in an index written before it was recorded
+   * (unknown: reload).
+   */
+  readonly vectorsGeneration: string | undefined;
 }
 
 export const META_KEYS = {
@@ -28,7 +37,17 @@ export const META_KEYS = {
   fingerprintInputs: 'fingerprint_inputs',
   createdAtMs: 'created_at_ms',
   lastIndexedAtMs: 'last_indexed_at_ms',
+  vectorsGeneration: 'vectors_generation',
 } as const;
+
+/**
+ * A new vectors generation. Random rather than a counter, so that it never
+ * repeats across a rebuild (which drops the meta table) or a replaced file:
+ * two snapshots with the same generation hold the same vectors.
+ */
+export function newVectorsGeneration(): string {
+  return randomUUID();
+}
 
 export function readMetaValues(db: Database.Database): Map<string, string> {
   const rows = db.prepare('SELECT key, value FROM meta').all().map(asRow);
@@ -58,7 +77,34 @@ export function readIndexMeta(db: Database.Database): IndexMeta {
     fingerprint: values.get(META_KEYS.fingerprint) ?? '',
     createdAtMs: Number(required(META_KEYS.createdAtMs)),
     lastIndexedAtMs: last === undefined ? undefined : Number(last),
+    vectorsGeneration: values.get(META_KEYS.vectorsGeneration),
   };
+}
+
+/**
+ * The index's metadata, once it is known to be an index of this format built
+ * with `model` (model id and dimension); refuses anything else. `advice`
+ * ends the message for an index of another model: what to do about it where
+ * the caller runs.
+ */
+export function assertIndexMatches(db: Database.Database, file: string, model: ModelSpec, advice: string): IndexMeta {
+  const version = Number(db.pragma('user_version', { simple: true }));
+  if (version !== SCHEMA_VERSION) {
+    throw new RagError(
+      'ERR_INDEX_SCHEMA',
+      version === 0
+        ? `${file} is not a notegate index (or it is still being created); run 'notegate-rag index'`
+        : `index ${file} has format version ${version}, this version reads ${SCHEMA_VERSION}; run 'notegate-rag index --rebuild'`,
+    );
+  }
+  const meta = readIndexMeta(db);
+  if (meta.modelId !== model.id || meta.dimension !== model.dimension) {
+    throw new RagError(
+      'ERR_INDEX_MODEL_MISMATCH',
+      `index ${file} was built with ${meta.modelId} (${meta.dimension} dimensions) but the config names ${model.id} (${model.dimension} dimensions); ${advice}`,
+    );
+  }
+  return meta;
 }
 
 export function writeMeta(db: Database.Database, values: Readonly<Record<string, string | number>>): void {

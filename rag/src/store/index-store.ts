@@ -1,7 +1,14 @@
 import type Database from 'better-sqlite3';
 import type { ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
-import { type IndexMeta, META_KEYS, readIndexMeta, readMetaValues, writeMeta } from './index-meta.js';
+import {
+  type IndexMeta,
+  META_KEYS,
+  newVectorsGeneration,
+  readIndexMeta,
+  readMetaValues,
+  writeMeta,
+} from './index-meta.js';
 import { openDatabase } from './open-database.js';
 import { prepareSchema } from './prepare-schema.js';
 import { asRow, num, text } from './rows.js';
@@ -55,7 +62,6 @@ export class IndexStore {
   private readonly statements: Statements;
 
   private constructor(
-    readonly file: string,
     private readonly db: Database.Database,
     private readonly options: OpenIndexOptions,
   ) {
@@ -71,7 +77,7 @@ export class IndexStore {
     const db = openDatabase(file);
     try {
       db.transaction(() => prepareSchema(db, file, options)).immediate();
-      return new IndexStore(file, db, options);
+      return new IndexStore(db, options);
     } catch (err) {
       db.close();
       throw err;
@@ -153,6 +159,7 @@ export class IndexStore {
           ).lastInsertRowid;
           this.statements.insertVector.run(chunkId, encodeVector(chunk.vector));
         }
+        this.vectorsChanged();
       })
       .immediate();
   }
@@ -161,10 +168,9 @@ export class IndexStore {
     if (ids.length === 0) return;
     this.db
       .transaction(() => {
-        for (const id of ids) {
-          this.deleteChunksOf(id);
-          this.statements.deleteFile.run(id);
-        }
+        // Chunks and vectors go with the file (ON DELETE CASCADE), FTS rows with the chunks (trigger).
+        for (const id of ids) this.statements.deleteFile.run(id);
+        this.vectorsChanged();
       })
       .immediate();
   }
@@ -207,7 +213,8 @@ export class IndexStore {
     const existing = this.statements.fileId.get(record.vault, record.path);
     if (existing !== undefined) {
       const id = num(asRow(existing), 'id');
-      this.deleteChunksOf(id);
+      // Vectors go with their chunks (ON DELETE CASCADE), FTS rows by trigger.
+      this.statements.deleteChunksOfFile.run(id);
       this.statements.updateFile.run(...values, id);
       return id;
     }
@@ -215,8 +222,8 @@ export class IndexStore {
     return Number(inserted.lastInsertRowid);
   }
 
-  private deleteChunksOf(fileId: number): void {
-    this.statements.deleteVectorsOfFile.run(fileId);
-    this.statements.deleteChunksOfFile.run(fileId);
+  /** Inside every transaction that changes chunks or vectors: serve reloads its vectors only then. */
+  private vectorsChanged(): void {
+    this.statements.setVectorsGeneration.run(newVectorsGeneration());
   }
 }

@@ -14,12 +14,7 @@ export interface VectorMatrix {
    * so that any vault/namespace filter is a set of contiguous row ranges.
    */
   readonly chunkIds: Float64Array;
-  /** Index into `vaultNames` / `namespaceNames` per row: a filter becomes an integer compare. */
-  readonly vaultCodes: Uint16Array;
-  readonly namespaceCodes: Uint16Array;
-  readonly vaultNames: readonly string[];
-  readonly namespaceNames: readonly string[];
-  /** The (vault, namespace) groups in row order. */
+  /** The (vault, namespace) groups in row order: a filter becomes row ranges (`rangesFor`). */
   readonly partitions: readonly Partition[];
 }
 
@@ -69,10 +64,6 @@ function* matrixSteps(db: Database.Database, dimension: number): Generator<void,
   const data = new Float32Array(count * dimension);
   const bytes = new Uint8Array(data.buffer);
   const chunkIds = new Float64Array(count);
-  const vaultCodes = new Uint16Array(count);
-  const namespaceCodes = new Uint16Array(count);
-  const vaults = new Interner();
-  const namespaces = new Interner();
   const partitions: Partition[] = [];
   // (vault, namespace, id) is the order of the index chunks_by_vault_namespace (the rowid ends every index entry).
   const rows = db
@@ -95,9 +86,8 @@ function* matrixSteps(db: Database.Database, dimension: number): Generator<void,
     if (HOST_IS_LITTLE_ENDIAN) bytes.set(embedding, i * dimension * 4);
     else data.set(decodeVector(embedding), i * dimension);
     chunkIds[i] = Number(chunkId);
-    vaultCodes[i] = vaults.code(String(vault));
-    namespaceCodes[i] = namespaces.code(String(namespace));
-    if (i === 0 || vaultCodes[i] !== vaultCodes[i - 1] || namespaceCodes[i] !== namespaceCodes[i - 1]) {
+    const last = partitions[partitions.length - 1];
+    if (last === undefined || last.vault !== String(vault) || last.namespace !== String(namespace)) {
       partitions.push({ vault: String(vault), namespace: String(namespace), start: i, end: i });
     }
     i += 1;
@@ -108,26 +98,7 @@ function* matrixSteps(db: Database.Database, dimension: number): Generator<void,
     count: i,
     data,
     chunkIds,
-    vaultCodes,
-    namespaceCodes,
-    vaultNames: vaults.names,
-    namespaceNames: namespaces.names,
     // Each group ends where the next begins.
     partitions: partitions.map((p, k) => ({ ...p, end: partitions[k + 1]?.start ?? i })),
   };
-}
-
-class Interner {
-  readonly names: string[] = [];
-  private readonly codes = new Map<string, number>();
-
-  code(name: string): number {
-    let code = this.codes.get(name);
-    if (code === undefined) {
-      code = this.names.length;
-      this.names.push(name);
-      this.codes.set(name, code);
-    }
-    return code;
-  }
 }

@@ -16,7 +16,6 @@ export interface OpenOptions {
    * Unlike `readonly`, it can share the WAL index (-shm) with the writer.
    */
   readonly reader?: boolean;
-  readonly busyTimeoutMs?: number;
 }
 
 /**
@@ -30,7 +29,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database.
   const db = new Database(file, {
     readonly: options.readonly ?? false,
     fileMustExist: !writer,
-    timeout: options.busyTimeoutMs ?? BUSY_TIMEOUT_MS,
+    timeout: BUSY_TIMEOUT_MS,
   });
   try {
     if (writer) switchToWal(db);

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { RagError } from '../errors/rag-error.js';
-import { META_KEYS, readIndexMeta, writeMeta } from './index-meta.js';
+import { assertIndexMatches, META_KEYS, newVectorsGeneration, writeMeta } from './index-meta.js';
 import type { OpenIndexOptions } from './index-store.js';
 import { asRow, num } from './rows.js';
 import { createSchema, dropSchema, SCHEMA_VERSION } from './schema.js';
@@ -30,20 +30,14 @@ export function prepareSchema(db: Database.Database, file: string, options: Open
     initialise(db, options);
     return;
   }
-  if (version !== SCHEMA_VERSION) {
-    throw new RagError(
-      'ERR_INDEX_SCHEMA',
-      `index ${file} has format version ${version}, this version reads ${SCHEMA_VERSION}; run 'notegate-rag index --rebuild'`,
-    );
-  }
-  const meta = readIndexMeta(db);
-  const { model } = options;
-  if (meta.modelId !== model.id || meta.dimension !== model.dimension) {
-    throw new RagError(
-      'ERR_INDEX_MODEL_MISMATCH',
-      `index ${file} was built with ${meta.modelId} (${meta.dimension} dimensions) but the config names ${model.id} (${model.dimension} dimensions); run 'notegate-rag index --rebuild' to rebuild it with the new model`,
-    );
-  }
+  const meta = assertIndexMatches(
+    db,
+    file,
+    options.model,
+    "run 'notegate-rag index --rebuild' to rebuild it with the new model",
+  );
+  // An index from before the generation was recorded gets one now (its readers reload once more).
+  if (meta.vectorsGeneration === undefined) writeMeta(db, { [META_KEYS.vectorsGeneration]: newVectorsGeneration() });
 }
 
 function initialise(db: Database.Database, options: OpenIndexOptions): void {
@@ -55,5 +49,6 @@ function initialise(db: Database.Database, options: OpenIndexOptions): void {
     [META_KEYS.ftsTokenizer]: tokenizer,
     [META_KEYS.vectorFormat]: VECTOR_FORMAT,
     [META_KEYS.createdAtMs]: options.nowMs,
+    [META_KEYS.vectorsGeneration]: newVectorsGeneration(),
   });
 }

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { META_KEYS } from './index-meta.js';
 
 export type Statements = Record<StatementName, Database.Statement>;
 
@@ -11,8 +12,8 @@ type StatementName =
   | 'deleteFile'
   | 'insertChunk'
   | 'insertVector'
-  | 'deleteVectorsOfFile'
-  | 'deleteChunksOfFile';
+  | 'deleteChunksOfFile'
+  | 'setVectorsGeneration';
 
 /** The writer's statements, prepared once per connection. */
 export function prepareStatements(db: Database.Database): Statements {
@@ -36,9 +37,10 @@ export function prepareStatements(db: Database.Database): Statements {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     insertVector: db.prepare('INSERT INTO chunk_vectors (chunk_id, embedding) VALUES (?, ?)'),
-    deleteVectorsOfFile: db.prepare(
-      'DELETE FROM chunk_vectors WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = ?)',
-    ),
     deleteChunksOfFile: db.prepare('DELETE FROM chunks WHERE file_id = ?'),
+    setVectorsGeneration: db.prepare(
+      `INSERT INTO meta (key, value) VALUES ('${META_KEYS.vectorsGeneration}', ?)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+    ),
   };
 }

@@ -7,6 +7,13 @@ export function isMarkdownName(name: string): boolean {
   return MARKDOWN_EXTENSIONS.some((ext) => lower.endsWith(ext) && lower.length > ext.length);
 }
 
+/** The name without its markdown extension (any case); other names unchanged. */
+export function withoutMarkdownExtension(name: string): string {
+  const lower = name.toLowerCase();
+  const ext = MARKDOWN_EXTENSIONS.find((e) => lower.endsWith(e));
+  return ext === undefined ? name : name.slice(0, -ext.length);
+}
+
 /** Hidden entries (`.obsidian`, `.git`, `.trash`, `.DS_Store`) are never walked. */
 export function isHiddenName(name: string): boolean {
   return name.startsWith('.');

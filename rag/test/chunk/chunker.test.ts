@@ -23,6 +23,8 @@ describe('chunkNote', () => {
   it('takes the title from the first H1, else from the file name', () => {
     assert.equal(chunkNote('text\n# First\n# Second', 'a.md', settings, words).title, 'First');
     assert.equal(chunkNote('just text', 'dir/My Note.md', settings, words).title, 'My Note');
+    assert.equal(chunkNote('just text', 'Plan.MARKDOWN', settings, words).title, 'Plan');
+    assert.equal(chunkNote('just text', 'v1.2.Md', settings, words).title, 'v1.2');
   });
 
   it('gives each section its heading trail and 1-based line range, without repeating the title H1', () => {

@@ -83,6 +83,14 @@ describe('notegate-rag serve HTTP API', () => {
     assert.deepEqual(await top('数据库'), ['zh/db.md', 'phrase']);
     assert.deepEqual(await top('数据'), ['zh/db.md', 'substring']);
     assert.deepEqual(await top('DEC-0054'), ['readme.md', 'phrase']);
+    // The scan under one trigram is scoped to the filter's chunks.
+    const scoped = async (namespaces: string[]) => {
+      const reply = await server.search({ query: '数据', top: 5, namespaces });
+      const lexical = hitsOf(reply).filter((h) => h.lexical_rank !== null);
+      return [lexical.map((h) => h.path), reply.headers['x-notegate-lexical']];
+    };
+    assert.deepEqual(await scoped(['zh']), [['zh/db.md'], 'substring']);
+    assert.deepEqual(await scoped(['de', 'ops']), [[], 'substring']);
   });
 
   it('in the unicode61 fallback mode, records the mode and ORs the terms', async (t) => {

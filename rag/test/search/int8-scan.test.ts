@@ -30,8 +30,6 @@ function matrixOf(vectors: readonly Float32Array[], vaultOf: (i: number) => stri
   rows.forEach((r, i) => {
     data.set(r.v, i * dimension);
   });
-  const vaultNames = [...new Set(rows.map((r) => r.vault))];
-  const namespaceNames = [...new Set(rows.map((r) => r.namespace))];
   const partitions: { vault: string; namespace: string; start: number; end: number }[] = [];
   rows.forEach((r, i) => {
     const last = partitions[partitions.length - 1];
@@ -43,10 +41,6 @@ function matrixOf(vectors: readonly Float32Array[], vaultOf: (i: number) => stri
     count: rows.length,
     data,
     chunkIds: Float64Array.from(rows.map((r) => r.id)),
-    vaultCodes: Uint16Array.from(rows.map((r) => vaultNames.indexOf(r.vault))),
-    namespaceCodes: Uint16Array.from(rows.map((r) => namespaceNames.indexOf(r.namespace))),
-    vaultNames,
-    namespaceNames,
     partitions,
   };
 }

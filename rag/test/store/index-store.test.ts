@@ -8,6 +8,7 @@ import { assertConsistent, assertFtsIntact } from '../../test-support/consistenc
 import { E5_SMALL, MINILM, model, fileRecord as record, tempDir } from '../../test-support/fixtures.js';
 
 const minilm = model(MINILM);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 function chunk(seq: number, text: string, dimension = 384): StoredChunk {
   const vector = new Float32Array(dimension);
@@ -37,11 +38,34 @@ function ftsPaths(file: string, query: string): string[] {
   }
 }
 
+/** The FTS rowids matching, read from the FTS index alone: a row left behind by a delete still shows here. */
+function ftsRowids(file: string, query: string): number[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare('SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?').pluck().all(query).map(Number);
+  } finally {
+    db.close();
+  }
+}
+
+/** Creates an empty index at `file`, then changes it behind the store's back. */
+function createThenAlter(file: string, alter: (db: Database.Database) => unknown): void {
+  open(file).close();
+  const db = new Database(file);
+  try {
+    alter(db);
+  } finally {
+    db.close();
+  }
+}
+
 describe('IndexStore', () => {
   it('creates the schema once and records model, dimension, tokenizer mode and format', (t) => {
     const file = path.join(tempDir(t), 'sub', 'index.sqlite');
     const store = open(file);
-    assert.deepEqual(store.meta, {
+    const { vectorsGeneration, ...meta } = store.meta;
+    assert.match(String(vectorsGeneration), UUID);
+    assert.deepEqual(meta, {
       schemaVersion: 1,
       modelId: MINILM,
       dimension: 384,
@@ -70,11 +94,50 @@ describe('IndexStore', () => {
     assert.deepEqual(ftsPaths(file, '"alias"'), ['a.md', 'b.md'], 'aliases are searchable with the title');
     store.replaceFile(record('a.md', { contentSha256: 'sha2' }), [chunk(0, 'new text')], 6);
     assert.deepEqual(ftsPaths(file, '"rotation"'), []);
+    assert.deepEqual(ftsRowids(file, '"rotation"'), [], 'the FTS rows of replaced chunks are gone');
     assert.deepEqual(assertConsistent(file, 384), { files: 2, chunks: 2, vectors: 2 });
     assertFtsIntact(file);
     store.removeFiles([...store.fileRows('v').values()].map((row) => row.id));
     assert.deepEqual(assertConsistent(file, 384), { files: 0, chunks: 0, vectors: 0 });
+    assert.deepEqual(ftsRowids(file, '"alias"'), [], 'the FTS rows of removed files are gone');
     assertFtsIntact(file);
+    store.close();
+  });
+
+  it('changes the vectors generation in every transaction that changes chunks or vectors, and only then', (t) => {
+    const file = path.join(tempDir(t), 'index.sqlite');
+    const store = open(file);
+    const seen = new Set<string | undefined>();
+    const generation = () => store.meta.vectorsGeneration;
+    const changed = (label: string) => {
+      const now = generation();
+      assert.match(String(now), UUID, label);
+      assert.ok(!seen.has(now), `${label}: a new generation`);
+      seen.add(now);
+    };
+    changed('created');
+    store.replaceFile(record('a.md'), [chunk(0, 'one')], 5);
+    changed('replaceFile');
+    const before = generation();
+    store.touchFiles([{ id: store.fileRows('v').get('a.md')?.id ?? 0, mtimeMs: 9, sizeBytes: 9 }]);
+    store.finishRun('fp', '{}', 10);
+    store.writeMeta({ 'model_hash:x': 'y' });
+    assert.equal(generation(), before, 'touchFiles, finishRun and writeMeta keep the vectors generation');
+    assert.throws(() => store.replaceFile(record('a.md'), [chunk(0, 'x'), chunk(0, 'y')], 6), /UNIQUE/);
+    assert.equal(generation(), before, 'a rolled-back replacement keeps it too');
+    store.removeFiles([store.fileRows('v').get('a.md')?.id ?? 0]);
+    changed('removeFiles');
+    store.close();
+    const rebuilt = open(file, { rebuild: true });
+    assert.ok(!seen.has(rebuilt.meta.vectorsGeneration), 'rebuild: a new generation');
+    rebuilt.close();
+  });
+
+  it('gives an index written before the vectors generation existed one at the next open', (t) => {
+    const file = path.join(tempDir(t), 'index.sqlite');
+    createThenAlter(file, (db) => db.exec("DELETE FROM meta WHERE key = 'vectors_generation'"));
+    const store = open(file);
+    assert.match(String(store.meta.vectorsGeneration), UUID);
     store.close();
   });
 
@@ -158,10 +221,7 @@ describe('IndexStore', () => {
 
   it('refuses an index of another format version, naming --rebuild', (t) => {
     const file = path.join(tempDir(t), 'index.sqlite');
-    open(file).close();
-    const db = new Database(file);
-    db.pragma('user_version = 99');
-    db.close();
+    createThenAlter(file, (db) => db.pragma('user_version = 99'));
     assert.throws(() => open(file), /format version 99, this version reads 1; run 'notegate-rag index --rebuild'/);
     open(file, { rebuild: true }).close();
   });
