@@ -1,3 +1,7 @@
 #!/usr/bin/env node
 // Committed entry point: npm links bins at install time, before `prepare` has compiled dist/.
-import '../dist/src/cli/mcp-svid-stdio.js';
+// The Node.js version is checked before the program's modules are even linked.
+import { requireNodeFloor } from '@notegate/kit/node-floor';
+
+requireNodeFloor('mcp-svid-stdio');
+await import('../dist/src/cli/mcp-svid-stdio.js');

@@ -5,9 +5,8 @@
 import { createServer } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import { listen, sendJson } from '@notegate/kit/http';
 import { AuditLog, fileSink } from '../../auth/dist/src/audit/audit-log.js';
-import { listen } from '../../auth/dist/src/http/listen.js';
-import { sendJson } from '../../auth/dist/src/http/respond.js';
 import { SdkDispatcher } from '../../auth/dist/src/mcp-server/http/sdk-dispatch.js';
 import { abortOnDisconnect, toSdkRequest, writeWebResponse } from '../../auth/dist/src/mcp-server/http/web-bridge.js';
 import { NotesStore } from '../../auth/dist/src/mcp-server/notes/notes-store.js';

@@ -15,7 +15,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { closeServer, listen } from '@notegate/auth/http';
+import { closeServer, listen } from '@notegate/kit/http';
 import {
   createSearchServer,
   type Embedder,

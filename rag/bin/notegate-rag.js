@@ -1,4 +1,7 @@
 #!/usr/bin/env node
-// A committed entry point: npm links a workspace's bins at install time, before `prepare`
-// compiles dist/, and skips bins whose file does not exist yet.
-import '../dist/src/cli/main.js';
+// Committed entry point: npm links bins at install time, before `prepare` has compiled dist/.
+// The Node.js version is checked before the program's modules are even linked.
+import { requireNodeFloor } from '@notegate/kit/node-floor';
+
+requireNodeFloor('notegate-rag');
+await import('../dist/src/cli/main.js');

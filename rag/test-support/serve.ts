@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import type { TestContext } from 'node:test';
-import { closeServer, listen } from '@notegate/auth/http';
+import { closeServer, listen } from '@notegate/kit/http';
 import { ResidentModel } from '../src/embed/resident-model.js';
 import { createSearchServer } from '../src/http/search-server.js';
 import { runIndex } from '../src/index/run-index.js';

@@ -1,6 +1,6 @@
 import type { FetchLike } from '@modelcontextprotocol/client';
+import { UsageError } from '@notegate/kit/cli';
 import type { AuditLog } from '../audit/audit-log.js';
-import { UsageError } from '../errors/usage-error.js';
 import { parseScopeParameter } from '../oauth/scope.js';
 import { clip } from '../shared/clip.js';
 import type { Clock } from '../shared/clock.js';

@@ -1,6 +1,6 @@
 import type { FetchLike } from '@modelcontextprotocol/client';
-import { readResponseText } from '../http/read-body.js';
-import { isRecord } from '../shared/records.js';
+import { isRecord } from '@notegate/kit';
+import { readResponseText } from '@notegate/kit/http';
 import type { AgentStep } from './agent-errors.js';
 import { AgentError, quoted, transportFailed } from './agent-errors.js';
 

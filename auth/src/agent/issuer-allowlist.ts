@@ -1,4 +1,4 @@
-import { UsageError } from '../errors/usage-error.js';
+import { UsageError } from '@notegate/kit/cli';
 
 /**
  * RFC 3986 §3 split of an absolute URI with an authority: scheme, authority, path, query, fragment.

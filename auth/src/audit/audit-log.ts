@@ -1,6 +1,6 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { errorMessage } from '../errors/protocol-error.js';
-import { UsageError } from '../errors/usage-error.js';
+import { errorMessage } from '@notegate/kit';
+import { UsageError } from '@notegate/kit/cli';
 import type { Clock } from '../shared/clock.js';
 import { systemClock } from '../shared/clock.js';
 

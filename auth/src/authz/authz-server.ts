@@ -1,11 +1,16 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
+import type { Handler, RouteTable } from '@notegate/kit/http';
+import {
+  BodyTooLargeError,
+  closeServer,
+  listen,
+  matchRoute,
+  readBody,
+  sendJson,
+  sendJsonAndClose,
+} from '@notegate/kit/http';
 import { tokenError } from '../errors/token-endpoint-errors.js';
-import { closeServer, listen } from '../http/listen.js';
-import { BodyTooLargeError, readBody } from '../http/read-body.js';
-import { sendJson, sendJsonAndClose } from '../http/respond.js';
-import type { Handler, RouteTable } from '../http/routes.js';
-import { matchRoute } from '../http/routes.js';
 import { authorizationServerMetadataUrl } from '../oauth/well-known.js';
 import { authorizationServerMetadata, JWKS_PATH, TOKEN_PATH } from './metadata.js';
 import { ReplayCache } from './replay-cache.js';

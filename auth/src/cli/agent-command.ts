@@ -1,3 +1,6 @@
+import { isRecord } from '@notegate/kit';
+import type { Command, CommandIo, ParsedOptions } from '@notegate/kit/cli';
+import { processIo, UsageError } from '@notegate/kit/cli';
 import { AGENT_EXIT, AgentError, FAILURE_CLASS_LINES, quoted } from '../agent/agent-errors.js';
 import { fetchAccessToken, requireScope } from '../agent/fetch-access-token.js';
 import { requireIdentifier, sameIdentifier } from '../agent/issuer-allowlist.js';
@@ -6,12 +9,7 @@ import { callMcpServer } from '../agent/mcp-call.js';
 import { replayToken } from '../agent/replay-token.js';
 import { KNOWN_TOOLS, scopeForTool } from '../agent/tool-scopes.js';
 import { openAuditLog } from '../audit/audit-log.js';
-import { UsageError } from '../errors/usage-error.js';
-import { isRecord } from '../shared/records.js';
 import { WorkloadApiClient } from '../spiffe/workload-api/client.js';
-import type { Command, CommandIo } from './command.js';
-import { processIo } from './command.js';
-import type { ParsedOptions } from './options.js';
 import { parseTokenFlags, tokenRequestOptions, tokenTargetOptions } from './token-options.js';
 
 const options = {

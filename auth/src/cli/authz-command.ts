@@ -1,15 +1,21 @@
+import { errorMessage } from '@notegate/kit';
+import type { Command, CommandIo, ParsedOptions } from '@notegate/kit/cli';
+import {
+  EXIT,
+  listenAddressOf,
+  parseChoice,
+  parseHttpUrl,
+  parseInteger,
+  processIo,
+  UsageError,
+  untilShutdown,
+} from '@notegate/kit/cli';
 import { openAuditLog } from '../audit/audit-log.js';
 import { startAuthz } from '../authz/authz-server.js';
 import { REPLAY_MODES } from '../authz/check-replay.js';
 import { DEFAULT_MAX_SVID_LIFETIME_S } from '../authz/check-svid-lifetime.js';
-import { errorMessage } from '../errors/protocol-error.js';
-import { UsageError } from '../errors/usage-error.js';
 import { loadPolicyFile } from '../policy/policy-file.js';
 import { openBundleSource } from './bundle-source-option.js';
-import type { Command, CommandIo } from './command.js';
-import { EXIT, processIo, untilShutdown } from './command.js';
-import type { ParsedOptions } from './options.js';
-import { listenAddressOf, parseChoice, parseHttpUrl, parseInteger } from './values.js';
 
 /** Ours: a day, as the identity provider's TTL bound; the spec's default (300 s) is SPIRE's JWT-SVID TTL. */
 const MAX_SVID_LIFETIME_LIMIT_S = 86_400;

@@ -1,4 +1,4 @@
-import { UsageError } from '../errors/usage-error.js';
+import { UsageError } from '@notegate/kit/cli';
 import { FileBundleSource } from '../spiffe/bundles/file-bundle-source.js';
 import type { JwtBundleSource } from '../spiffe/bundles/jwt-bundle-source.js';
 import { WorkloadApiBundleSource } from '../spiffe/bundles/workload-api-bundle-source.js';

@@ -1,7 +1,7 @@
+import type { Command, CommandIo } from '@notegate/kit/cli';
+import { processIo } from '@notegate/kit/cli';
 import { runDemo, SCENARIOS } from '../demo/run-demo.js';
 import { reportWidth, terminalStyle, wantsColour } from '../demo/style.js';
-import type { Command, CommandIo } from './command.js';
-import { processIo } from './command.js';
 
 const options = {
   'keep-running': {

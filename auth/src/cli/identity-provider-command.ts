@@ -1,10 +1,9 @@
+import type { Command, CommandIo } from '@notegate/kit/cli';
+import { EXIT, parseChoice, parseInteger, processIo, untilShutdown } from '@notegate/kit/cli';
 import { DEFAULT_SVID_TTL_S, DevelopmentIdentityProvider } from '../identity-provider/identity-provider.js';
 import { KEY_TYPES } from '../identity-provider/key-ring.js';
 import { formatSvidLogLine } from '../identity-provider/svid-log-line.js';
 import { loadWorkloadsFile } from '../identity-provider/workloads-file.js';
-import type { Command, CommandIo } from './command.js';
-import { EXIT, processIo, untilShutdown } from './command.js';
-import { parseChoice, parseInteger } from './values.js';
 
 /** Ours: a day; SPIRE caps JWT-SVID TTLs by its key lifetime, and the token service refuses over 300 s anyway. */
 const MAX_SVID_TTL_S = 86_400;

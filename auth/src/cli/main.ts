@@ -1,17 +1,51 @@
-#!/usr/bin/env node
-import type { CommandEntry } from './dispatch.js';
-import { runSubcommand } from './dispatch.js';
+import type { CommandEntry } from '@notegate/kit/cli';
+import { packageVersion, runSubcommand } from '@notegate/kit/cli';
 
 /**
  * Subcommands of `notegate`; each module only parses flags and wires real implementations. Loaded on
- * demand: importing every command cost each `notegate agent` run about 100 ms (the demo runs six).
+ * demand: importing every command cost each `notegate agent` run about 100 ms (the demo runs six), and
+ * the top-level help needs only these summaries.
  */
 const COMMANDS: ReadonlyMap<string, CommandEntry> = new Map<string, CommandEntry>([
-  ['identity-provider', async () => (await import('./identity-provider-command.js')).identityProviderCommand()],
-  ['authz', async () => (await import('./authz-command.js')).authzCommand()],
-  ['notes-server', async () => (await import('./notes-server-command.js')).notesServerCommand],
-  ['agent', async () => (await import('./agent-command.js')).agentCommand()],
-  ['demo', async () => (await import('./demo-command.js')).demoCommand()],
+  [
+    'identity-provider',
+    {
+      summary: 'Development SPIFFE identity provider: the real Workload API on one unix socket per workload.',
+      load: async () => (await import('./identity-provider-command.js')).identityProviderCommand(),
+    },
+  ],
+  [
+    'authz',
+    {
+      summary: 'Token service: a JWT-SVID client assertion in, an audience-bound ES256 access token out.',
+      load: async () => (await import('./authz-command.js')).authzCommand(),
+    },
+  ],
+  [
+    'notes-server',
+    {
+      summary: 'Protected MCP notes server: tools notes.search and notes.write behind bearer access tokens.',
+      load: async () => (await import('./notes-server-command.js')).notesServerCommand,
+    },
+  ],
+  [
+    'agent',
+    {
+      summary: 'Agent client: safe discovery, a JWT-SVID, an access token, then one MCP tool call or the tool list.',
+      load: async () => (await import('./agent-command.js')).agentCommand(),
+    },
+  ],
+  [
+    'demo',
+    {
+      summary: 'The four scenarios end to end, with real processes on loopback and their audit lines.',
+      load: async () => (await import('./demo-command.js')).demoCommand(),
+    },
+  ],
 ]);
 
-process.exitCode = await runSubcommand('notegate', COMMANDS, process.argv.slice(2));
+process.exitCode = await runSubcommand(
+  { name: 'notegate', version: packageVersion(import.meta.url) },
+  COMMANDS,
+  process.argv.slice(2),
+);

@@ -1,15 +1,12 @@
+import type { Command, CommandIo, ParsedOptions } from '@notegate/kit/cli';
+import { parseInteger, processIo, UsageError } from '@notegate/kit/cli';
 import { AGENT_EXIT, FAILURE_CLASS_LINES } from '../agent/agent-errors.js';
 import { fetchAccessToken, requireScope } from '../agent/fetch-access-token.js';
 import { AccessTokenCache } from '../agent/token-cache.js';
 import { openAuditLog } from '../audit/audit-log.js';
-import { UsageError } from '../errors/usage-error.js';
 import { WorkloadApiClient } from '../spiffe/workload-api/client.js';
 import { runWrapper } from '../stdio-wrapper/run-wrapper.js';
-import type { Command, CommandIo } from './command.js';
-import { processIo } from './command.js';
-import type { ParsedOptions } from './options.js';
 import { parseTokenFlags, tokenRequestOptions, tokenTargetOptions } from './token-options.js';
-import { parseInteger } from './values.js';
 
 /** Ours: replace the token once two minutes (of the spec's five) are left; retries then have two minutes. */
 export const WRAPPER_REFRESH_MARGIN_MS = 120_000;

@@ -1,12 +1,9 @@
 import { resolve } from 'node:path';
+import type { Command, CommandLine } from '@notegate/kit/cli';
+import { EXIT, listenAddressOf, parseHttpUrl, UsageError, untilShutdown } from '@notegate/kit/cli';
+import { closeServer, listen } from '@notegate/kit/http';
 import { openAuditLog } from '../audit/audit-log.js';
-import { UsageError } from '../errors/usage-error.js';
-import { closeServer, listen } from '../http/listen.js';
 import { createNotesServer } from '../mcp-server/notes-server.js';
-import type { Command } from './command.js';
-import { EXIT, untilShutdown } from './command.js';
-import type { CommandLine } from './options.js';
-import { listenAddressOf, parseHttpUrl } from './values.js';
 
 const options = {
   name: {

@@ -1,8 +1,8 @@
+import type { ParsedOptions } from '@notegate/kit/cli';
+import { parseInteger } from '@notegate/kit/cli';
 import { IssuerAllowlist, requireIdentifier } from '../agent/issuer-allowlist.js';
 import type { WorkloadApiAddress } from '../spiffe/workload-api/address.js';
 import { resolveWorkloadApiAddress } from '../spiffe/workload-api/address.js';
-import type { ParsedOptions } from './options.js';
-import { parseInteger } from './values.js';
 
 /** The options `notegate agent` and `mcp-svid-stdio` share: which token, from where (decisions.md, agent). */
 export const tokenTargetOptions = {

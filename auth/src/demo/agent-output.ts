@@ -1,4 +1,4 @@
-import { isRecord } from '../shared/records.js';
+import { isRecord } from '@notegate/kit';
 import type { AgentRun } from './scenario.js';
 
 /** The JSON lines the agent printed on stdout (the result, then the replay report with --steal-token). */

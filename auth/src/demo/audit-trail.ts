@@ -1,5 +1,5 @@
 import { open, stat } from 'node:fs/promises';
-import { isRecord } from '../shared/records.js';
+import { isRecord } from '@notegate/kit';
 
 /** One audit line as read back: the six fixed fields (decisions.md order) and the raw line. */
 export interface AuditEntry {

@@ -1,4 +1,4 @@
-import type { CommandIo } from '../cli/command.js';
+import type { CommandIo } from '@notegate/kit/cli';
 import { DemoInterrupted, runAgent } from './agent-runner.js';
 import type { RunningChild } from './child-processes.js';
 import { ChildNotReadyError } from './child-readiness.js';

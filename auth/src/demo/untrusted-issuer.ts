@@ -1,8 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
+import { closeServer, listen, sendJson } from '@notegate/kit/http';
 import { authorizationServerMetadata } from '../authz/metadata.js';
-import { closeServer, listen } from '../http/listen.js';
-import { sendJson } from '../http/respond.js';
 import { authorizationServerMetadataUrl } from '../oauth/well-known.js';
 
 /**

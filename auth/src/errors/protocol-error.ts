@@ -68,11 +68,6 @@ export function isErrorOf<Table extends Record<string, ProtocolErrorSpec>>(
   return err instanceof ProtocolError && Object.hasOwn(table, err.code) && table[err.code] === err.spec;
 }
 
-/** The message of any thrown value, for operator-facing text (start-up errors, logs). */
-export function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
 /** Message of any thrown value, for audit details only. */
 export function describeThrown(err: unknown): string {
   if (err instanceof Error) return `${err.name}: ${err.message}`;

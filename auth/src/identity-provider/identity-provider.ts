@@ -1,6 +1,6 @@
 import { chmod, rm } from 'node:fs/promises';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
-import { errorMessage } from '../errors/protocol-error.js';
+import { errorMessage } from '@notegate/kit';
 import type { Clock } from '../shared/clock.js';
 import { epochSeconds, systemClock } from '../shared/clock.js';
 import { MemoryBundleSource } from '../spiffe/bundles/memory-bundle-source.js';

@@ -2,8 +2,8 @@ import { constants } from 'node:fs';
 import { access, lstat, mkdir, rm, stat } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
-import { errorMessage } from '../errors/protocol-error.js';
-import { UsageError } from '../errors/usage-error.js';
+import { errorMessage } from '@notegate/kit';
+import { UsageError } from '@notegate/kit/cli';
 
 /** Linux sun_path holds 108 bytes including the terminating NUL. */
 const MAX_SOCKET_PATH_BYTES = 107;

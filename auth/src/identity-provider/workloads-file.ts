@@ -1,3 +1,4 @@
+import { isRecord } from '@notegate/kit';
 import type { ConfigFail } from '../shared/config-fields.js';
 import {
   parseTrustDomainFile,
@@ -6,7 +7,6 @@ import {
   rejectUnknownKeys,
   requiredString,
 } from '../shared/config-fields.js';
-import { isRecord } from '../shared/records.js';
 import { spiffeIdProblem } from '../spiffe/spiffe-id.js';
 
 export interface Workload {

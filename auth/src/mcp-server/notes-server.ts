@@ -1,7 +1,6 @@
 import { createServer, type Server } from 'node:http';
+import { type Handler, matchRoute, pathOf, type RouteTable, sendJson } from '@notegate/kit/http';
 import type { AuditLog } from '../audit/audit-log.js';
-import { sendJson } from '../http/respond.js';
-import { type Handler, matchRoute, pathOf, type RouteTable } from '../http/routes.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { VerifiedTokenCache } from './bearer/verified-token-cache.js';
 import { createAccessTokenVerifier } from './bearer/verify-access-token.js';

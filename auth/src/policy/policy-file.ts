@@ -1,3 +1,4 @@
+import { isRecord } from '@notegate/kit';
 import { isScopeToken } from '../oauth/scope.js';
 import type { ConfigFail } from '../shared/config-fields.js';
 import {
@@ -8,7 +9,6 @@ import {
   requiredList,
   requiredString,
 } from '../shared/config-fields.js';
-import { isRecord } from '../shared/records.js';
 import { spiffeIdProblem } from '../spiffe/spiffe-id.js';
 import type { Grant, ResourceGrant } from './policy.js';
 import { Policy } from './policy.js';

@@ -1,9 +1,8 @@
 import { readFile } from 'node:fs/promises';
+import { errorMessage, isRecord } from '@notegate/kit';
+import { UsageError } from '@notegate/kit/cli';
 import { parseDocument } from 'yaml';
-import { errorMessage } from '../errors/protocol-error.js';
-import { UsageError } from '../errors/usage-error.js';
 import { trustDomainProblem } from '../spiffe/spiffe-id.js';
-import { isRecord } from './records.js';
 
 /** Builds the start-up error for one entry of a config file (`where` is its path, e.g. `grants[1].spiffe_id`). */
 export type ConfigFail = (where: string, why: string) => UsageError;

@@ -2,7 +2,7 @@ import { constants, rmSync, statSync } from 'node:fs';
 import { mkdtemp, open, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { UsageError } from '../errors/usage-error.js';
+import { UsageError } from '@notegate/kit/cli';
 import { randomHex } from '../shared/random-hex.js';
 
 /** The file name inside the private directory the wrapper creates when no path is given. */

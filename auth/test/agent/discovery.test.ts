@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { UsageError } from '@notegate/kit/cli';
 import { fetchAccessToken } from '../../src/agent/fetch-access-token.js';
 import { AuditLog } from '../../src/audit/audit-log.js';
-import { UsageError } from '../../src/errors/usage-error.js';
 import { rejectsAt } from '../support/agent-assertions.js';
 import { AS_METADATA_PATH, FAKE_SVID, fakeOAuthWorld, PRM_PATH } from '../support/fake-oauth-world.js';
 import { ScriptedServer } from '../support/scripted-server.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { UsageError } from '@notegate/kit/cli';
 import { IssuerAllowlist, normalizeIdentifier, sameIdentifier } from '../../src/agent/issuer-allowlist.js';
-import { UsageError } from '../../src/errors/usage-error.js';
 
 describe('issuer identifier normalization', () => {
   const normalized: [string, string][] = [

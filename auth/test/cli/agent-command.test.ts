@@ -1,17 +1,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { runCommand } from '@notegate/kit/cli';
+import { assertOptionsDocumented, unwrapHelp } from '@notegate/kit/testing';
 import { agentCommand } from '../../src/cli/agent-command.js';
-import { runCommand } from '../../src/cli/command.js';
 import { type AgentStack, startAgentStack } from '../support/agent-stack.js';
 import { Cleanups } from '../support/cleanups.js';
-import { assertOptionsDocumented, capturedIo, runNotegate } from '../support/cli-process.js';
+import { capturedIo, runNotegate, TEST_PROGRAM } from '../support/cli-process.js';
 import { freePort } from '../support/notes-server-fixture.js';
 import { ScriptedServer } from '../support/scripted-server.js';
 
 /** The command in this process (for start-up errors, which happen before anything is opened). */
 async function inProcess(args: string[]) {
   const { io, output } = capturedIo();
-  const code = await runCommand(agentCommand(io), args, io);
+  const code = await runCommand(agentCommand(io), args, TEST_PROGRAM, io);
   return { code, ...output };
 }
 
@@ -299,7 +300,7 @@ describe('notegate agent (a child process against the real deployment)', () => {
       '--timeout',
       '--audit-log',
     ]);
-    assert.match(run.stdout, /default: SPIFFE_ENDPOINT_SOCKET/);
+    assert.match(unwrapHelp(run.stdout), /default: SPIFFE_ENDPOINT_SOCKET/);
     for (const code of [0, 1, 2, 3, 4, 5, 6]) assert.match(run.stdout, new RegExp(`^  ${code}  `, 'm'));
   });
 });

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { describe, it } from 'node:test';
+import { unwrapHelp } from '@notegate/kit/testing';
 import { POLICY_YAML, RESOURCE_A, tokenForm } from '../support/authz-fixtures.js';
 import { runNotegate, startNotegate } from '../support/cli-process.js';
 import { fastClient, startProvider, tempSocketDir } from '../support/provider-fixtures.js';
@@ -48,7 +49,7 @@ describe('notegate authz', () => {
       /--audit-log FILE .*\(default: stderr\)/,
       /--help/,
     ]) {
-      assert.match(stdout, line);
+      assert.match(unwrapHelp(stdout), line);
     }
   });
 

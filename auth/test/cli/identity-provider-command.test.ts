@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { unwrapHelp } from '@notegate/kit/testing';
 import { parseSvidLogLine } from '../../src/identity-provider/svid-log-line.js';
 import { runNotegate, startNotegate } from '../support/cli-process.js';
 import { fastClient, heldKids, streamedBundles, tempSocketDir } from '../support/provider-fixtures.js';
@@ -28,7 +29,7 @@ describe('notegate identity-provider', () => {
       /--log-svids .*\(default: off\)/,
       /--help/,
     ]) {
-      assert.match(stdout, line);
+      assert.match(unwrapHelp(stdout), line);
     }
   });
 

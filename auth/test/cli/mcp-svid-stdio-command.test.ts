@@ -5,12 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { runCommand } from '@notegate/kit/cli';
+import { assertOptionsDocumented } from '@notegate/kit/testing';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { runCommand } from '../../src/cli/command.js';
 import { mcpSvidStdioCommand } from '../../src/cli/mcp-svid-stdio-command.js';
 import { type AgentStack, startAgentStack } from '../support/agent-stack.js';
 import { Cleanups } from '../support/cleanups.js';
-import { assertOptionsDocumented, capturedIo, spawnNode } from '../support/cli-process.js';
+import { capturedIo, spawnNode, TEST_PROGRAM } from '../support/cli-process.js';
 import { waitFor } from '../support/wait-for.js';
 import { type ChildRecord, WRAPPER_CHILD } from '../support/wrapper-child.js';
 
@@ -132,11 +133,14 @@ describe('mcp-svid-stdio (a child process against the real deployment)', () => {
       '--workload-api',
       'unix:///x.sock',
     ];
-    assert.equal(await runCommand(mcpSvidStdioCommand(io), [...options, '--'], io), 2);
+    assert.equal(await runCommand(mcpSvidStdioCommand(io), [...options, '--'], TEST_PROGRAM, io), 2);
     assert.match(output.stderr, /no command: put the stdio MCP server to run after --/);
-    assert.equal(await runCommand(mcpSvidStdioCommand(io), [...options, '--token-file-env', '1X', '--', 'x'], io), 2);
+    assert.equal(
+      await runCommand(mcpSvidStdioCommand(io), [...options, '--token-file-env', '1X', '--', 'x'], TEST_PROGRAM, io),
+      2,
+    );
     assert.match(output.stderr, /--token-file-env: '1X' is not an environment variable name/);
-    assert.equal(await runCommand(mcpSvidStdioCommand(io), ['--help'], io), 0);
+    assert.equal(await runCommand(mcpSvidStdioCommand(io), ['--help'], TEST_PROGRAM, io), 0);
     assertOptionsDocumented(output.stdout, [
       '--resource',
       '--trusted-issuer',

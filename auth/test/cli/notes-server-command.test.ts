@@ -4,7 +4,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { assertOptionsDocumented, runNotegate, startNotegate } from '../support/cli-process.js';
+import { assertOptionsDocumented, unwrapHelp } from '@notegate/kit/testing';
+import { runNotegate, startNotegate } from '../support/cli-process.js';
 
 const REQUIRED = [
   '--resource',
@@ -32,10 +33,13 @@ describe('notegate notes-server', () => {
       '--audit-log FILE',
     ]);
     assert.match(result.stdout, /^ {2}--help /m);
-    assert.match(result.stdout, /--name NAME .*\(default: notes\)/);
-    assert.match(result.stdout, /--notes-dir DIR .*\(default: \.notegate\/notes\/NAME under the working directory\)/);
-    assert.match(result.stdout, /--audit-log FILE .*\(default: stderr\)/);
-    assert.match(result.stdout, /--resource URL .*\(required\)/);
+    assert.match(unwrapHelp(result.stdout), /--name NAME .*\(default: notes\)/);
+    assert.match(
+      unwrapHelp(result.stdout),
+      /--notes-dir DIR .*\(default: \.notegate\/notes\/NAME under the working directory\)/,
+    );
+    assert.match(unwrapHelp(result.stdout), /--audit-log FILE .*\(default: stderr\)/);
+    assert.match(unwrapHelp(result.stdout), /--resource URL .*\(required\)/);
   });
 
   const badStarts: [string, string[], RegExp][] = [

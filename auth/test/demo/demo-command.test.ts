@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { assertOptionsDocumented, MAIN, runNotegate, spawnNode } from '../support/cli-process.js';
+import { assertOptionsDocumented } from '@notegate/kit/testing';
+import { MAIN, runNotegate, spawnNode } from '../support/cli-process.js';
 import { waitFor } from '../support/wait-for.js';
 
 /** The process checks walk /proc. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { UsageError } from '../../src/errors/usage-error.js';
+import { UsageError } from '@notegate/kit/cli';
 import { parseWorkloads } from '../../src/identity-provider/workloads-file.js';
 
 const GOOD = `

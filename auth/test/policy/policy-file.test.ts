@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { UsageError } from '../../src/errors/usage-error.js';
+import { UsageError } from '@notegate/kit/cli';
 import { loadPolicyFile, parsePolicy } from '../../src/policy/policy-file.js';
 
 const EXAMPLE = `trust_domain: example.org

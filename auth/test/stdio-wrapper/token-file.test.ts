@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
-import { UsageError } from '../../src/errors/usage-error.js';
+import { UsageError } from '@notegate/kit/cli';
 import { DEFAULT_TOKEN_FILE_NAME, TokenFile } from '../../src/stdio-wrapper/token-file.js';
 
 async function tempDir(t: TestContext): Promise<string> {

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
+import { closeServer, listen, sendJson } from '@notegate/kit/http';
 import { base64url, type CryptoKey, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
-import { closeServer, listen } from '../../src/http/listen.js';
-import { sendJson } from '../../src/http/respond.js';
 
 export const TEST_SUBJECT = 'spiffe://example.org/agent';
 

@@ -1,10 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { closeServer, listen } from '@notegate/kit/http';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import type { RunningAuthz } from '../../src/authz/authz-server.js';
 import { startAuthz } from '../../src/authz/authz-server.js';
-import { closeServer, listen } from '../../src/http/listen.js';
 import type { DevelopmentIdentityProvider } from '../../src/identity-provider/identity-provider.js';
 import { createNotesServer } from '../../src/mcp-server/notes-server.js';
 import { parsePolicy } from '../../src/policy/policy-file.js';

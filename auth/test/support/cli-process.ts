@@ -1,13 +1,15 @@
-import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { CommandIo } from '../../src/cli/command.js';
+import type { CommandIo } from '@notegate/kit/cli';
 import type { Registrar } from './cleanups.js';
 import { waitFor } from './wait-for.js';
 
 export const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+
+/** The program a command run in this process reports for `--version`. */
+export const TEST_PROGRAM = { name: 'notegate', version: '0.0.0-test' } as const;
 
 export interface Finished {
   readonly code: number;
@@ -63,13 +65,4 @@ export function capturedIo() {
     },
   };
   return { io, output };
-}
-
-/** Checks that `--help` output has a line for each option, each naming its default or that it is required. */
-export function assertOptionsDocumented(help: string, options: readonly string[]): void {
-  for (const option of options) {
-    const line = help.split('\n').find((text) => text.startsWith(`  ${option} `));
-    assert.ok(line, `--help lists ${option}`);
-    assert.match(line, /\((default: .+|required)\)$/, `${option} names its default`);
-  }
 }

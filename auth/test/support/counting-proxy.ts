@@ -1,5 +1,5 @@
 import { createServer, request } from 'node:http';
-import { closeServer, listen } from '../../src/http/listen.js';
+import { closeServer, listen } from '@notegate/kit/http';
 
 /**
  * A loopback HTTP proxy in front of one server that counts every request it forwards: a server-side

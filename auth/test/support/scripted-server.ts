@@ -1,9 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { TestContext } from 'node:test';
-import { closeServer, listen } from '../../src/http/listen.js';
-import { readBody } from '../../src/http/read-body.js';
-import { sendJson } from '../../src/http/respond.js';
+import { closeServer, listen, readBody, sendJson } from '@notegate/kit/http';
 
 export type ScriptedHandler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 

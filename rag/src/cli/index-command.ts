@@ -1,4 +1,4 @@
-import { type Command, type CommandLine, EXIT, UsageError } from '@notegate/auth/cli';
+import { type Command, type CommandLine, EXIT, UsageError } from '@notegate/kit/cli';
 import { RagError } from '../errors/rag-error.js';
 import { runIndex } from '../index/run-index.js';
 import { formatSummary, summaryJson } from './format-summary.js';

@@ -1,6 +1,5 @@
-#!/usr/bin/env node
 import { homedir } from 'node:os';
-import { type CommandEntry, runSubcommand } from '@notegate/auth/cli';
+import { type CommandEntry, packageVersion, runSubcommand } from '@notegate/kit/cli';
 import { loadEnvironment } from '../config/environment.js';
 
 /** The one place that reads the process environment (`.env` in the working directory under it). */
@@ -12,8 +11,24 @@ const environment = () =>
  * demand: serve's HTTP stack (the MCP SDK's host checks among it) cost every `index` run ~240 ms to import.
  */
 const COMMANDS: ReadonlyMap<string, CommandEntry> = new Map<string, CommandEntry>([
-  ['index', async () => (await import('./index-command.js')).createIndexCommand({ environment })],
-  ['serve', async () => (await import('./serve-command.js')).createServeCommand({ environment })],
+  [
+    'index',
+    {
+      summary: 'Builds or updates the index of every vault in the config (incremental, crash-safe).',
+      load: async () => (await import('./index-command.js')).createIndexCommand({ environment }),
+    },
+  ],
+  [
+    'serve',
+    {
+      summary: 'Serves search over the index on loopback: POST /search, GET /health.',
+      load: async () => (await import('./serve-command.js')).createServeCommand({ environment }),
+    },
+  ],
 ]);
 
-process.exitCode = await runSubcommand('notegate-rag', COMMANDS, process.argv.slice(2));
+process.exitCode = await runSubcommand(
+  { name: 'notegate-rag', version: packageVersion(import.meta.url) },
+  COMMANDS,
+  process.argv.slice(2),
+);

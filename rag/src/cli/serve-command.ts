@@ -1,5 +1,5 @@
-import { type Command, type CommandLine, EXIT, untilShutdown } from '@notegate/auth/cli';
-import { closeServer, listen } from '@notegate/auth/http';
+import { type Command, type CommandLine, EXIT, untilShutdown } from '@notegate/kit/cli';
+import { closeServer, listen } from '@notegate/kit/http';
 import { ensureModelFiles } from '../embed/download.js';
 import { ResidentModel } from '../embed/resident-model.js';
 import { loadTransformersEmbedder } from '../embed/transformers-embedder.js';

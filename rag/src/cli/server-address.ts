@@ -1,4 +1,4 @@
-import { parsePort, UsageError } from '@notegate/auth/cli';
+import { parsePort, UsageError } from '@notegate/kit/cli';
 import type { RagEnvironment } from '../config/environment.js';
 
 export const DEFAULT_PORT = 8765;

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
-import { parseHttpUrl } from '@notegate/auth/cli';
+import { parseHttpUrl } from '@notegate/kit/cli';
 
 /** What the retrieval package takes from the environment; built once, in one place. */
 export interface RagEnvironment {

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { UsageError } from '@notegate/auth/cli';
+import { UsageError } from '@notegate/kit/cli';
 import type { ModelSpec } from './models.js';
 import { parseVaultsConfig } from './parse-config.js';
 import { checkDiode, type DiodeContext, isPersonalCloudPath, personalCloudMessage } from './path-policy.js';

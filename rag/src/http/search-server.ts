@@ -7,7 +7,7 @@ import {
   readBody,
   sendJson,
   sendJsonAndClose,
-} from '@notegate/auth/http';
+} from '@notegate/kit/http';
 import type { ResidentModel } from '../embed/resident-model.js';
 import { RagError } from '../errors/rag-error.js';
 import { type SearchHit, searchSnapshot } from '../search/hybrid-search.js';

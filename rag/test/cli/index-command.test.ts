@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { unwrapHelp } from '@notegate/kit/testing';
 import { E5_SMALL, MINILM, tempDir, type Workspace, workspace, writeConfig } from '../../test-support/fixtures.js';
 import { cliPath, standinModelCache } from '../../test-support/shared.js';
 
@@ -26,10 +27,10 @@ describe('notegate-rag index', () => {
       assert.ok(stdout.includes(option), option);
     }
     assert.match(
-      stdout,
+      unwrapHelp(stdout),
       /--config PATH +Vaults config file \(JSON\)\. \(default: rag\/vaults\.json under the repository root\)/,
     );
-    assert.match(stdout, /--rebuild +.*\(default: off\)/);
+    assert.match(unwrapHelp(stdout), /--rebuild +.*\(default: off\)/);
   });
 
   it('lists the subcommands, and exits 2 on an unknown one or an unknown option', () => {

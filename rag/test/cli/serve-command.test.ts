@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { unwrapHelp } from '@notegate/kit/testing';
 import { serverAddress } from '../../src/cli/server-address.js';
 import { loadEnvironment } from '../../src/config/environment.js';
 import { spawnNode } from '../../test-support/child.js';
@@ -60,7 +61,7 @@ describe('notegate-rag serve (process)', () => {
       /--host ADDRESS .*\(default: NOTEGATE_SERVER_HOST, else 127\.0\.0\.1\)/,
       /--help/,
     ]) {
-      assert.match(result.stdout, option);
+      assert.match(unwrapHelp(result.stdout), option);
     }
   });
 

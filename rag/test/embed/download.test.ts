@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'n
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
-import { closeServer, listen } from '@notegate/auth/http';
+import { closeServer, listen } from '@notegate/kit/http';
 import { MODEL_WEIGHTS_FILE } from '../../src/config/models.js';
 import { ensureModelFiles } from '../../src/embed/download.js';
 import { modelDir } from '../../src/embed/model-files.js';

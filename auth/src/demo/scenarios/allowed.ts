@@ -1,4 +1,4 @@
-import { isRecord } from '../../shared/records.js';
+import { isRecord } from '@notegate/kit';
 import { exitSummary, structuredContent } from '../agent-output.js';
 import { AGENT_ID } from '../demo-config.js';
 import type { Scenario } from '../scenario.js';

@@ -1,4 +1,4 @@
-import { isRecord } from '../../shared/records.js';
+import { isRecord } from '@notegate/kit';
 import { exitSummary, stdoutObjects } from '../agent-output.js';
 import type { Scenario } from '../scenario.js';
 import { SEARCH } from './allowed.js';

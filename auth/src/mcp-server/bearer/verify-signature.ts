@@ -1,7 +1,6 @@
+import { errorMessage, isRecord } from '@notegate/kit';
 import { type CryptoKey, compactVerify, errors } from 'jose';
 import { bearerError } from '../../errors/bearer-errors.js';
-import { errorMessage } from '../../errors/protocol-error.js';
-import { isRecord } from '../../shared/records.js';
 import { ACCESS_TOKEN_ALG } from './header-checks.js';
 
 const decoder = new TextDecoder();

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sendJson, sendJsonAndClose } from '@notegate/kit/http';
 import { requestError } from '../../errors/mcp-request-errors.js';
 import { describeThrown, ProtocolError } from '../../errors/protocol-error.js';
-import { sendJson, sendJsonAndClose } from '../../http/respond.js';
 import { clip } from '../../shared/clip.js';
 import { extractBearerToken } from '../bearer/extract-bearer-token.js';
 import type { AccessTokenVerifier } from '../bearer/verify-access-token.js';

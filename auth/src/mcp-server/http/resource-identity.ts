@@ -1,4 +1,4 @@
-import { UsageError } from '../../errors/usage-error.js';
+import { UsageError } from '@notegate/kit/cli';
 import { protectedResourceMetadataUrl } from '../../oauth/well-known.js';
 import { normalizeResource } from '../../policy/resource.js';
 

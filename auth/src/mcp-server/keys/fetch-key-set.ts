@@ -1,5 +1,5 @@
+import { readResponseText } from '@notegate/kit/http';
 import { describeThrown } from '../../errors/protocol-error.js';
-import { readResponseText } from '../../http/read-body.js';
 import { type KeySet, parseKeySet } from './key-set-document.js';
 
 /** The fetch the key set source needs; injected so tests reach outages and count requests. */

@@ -1,4 +1,4 @@
-import { isRecord } from '../../shared/records.js';
+import { isRecord } from '@notegate/kit';
 
 /** The members of a JWK the server reads (RFC 7517 §4, RFC 7518 §6.2); private members are never kept. */
 export interface PublicJwk {

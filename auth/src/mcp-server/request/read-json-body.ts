@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
+import { BodyTooLargeError, readBody } from '@notegate/kit/http';
 import { requestError } from '../../errors/mcp-request-errors.js';
-import { BodyTooLargeError, readBody } from '../../http/read-body.js';
 import { BODY_LIMIT_BYTES } from './header-screening.js';
 
 /** Reads at most 1 MiB (stops buffering at the first byte past it) and parses it as JSON. */

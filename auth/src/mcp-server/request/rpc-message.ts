@@ -1,6 +1,6 @@
+import { isRecord } from '@notegate/kit';
 import { requestError } from '../../errors/mcp-request-errors.js';
 import { clip } from '../../shared/clip.js';
-import { isRecord } from '../../shared/records.js';
 
 /** One JSON-RPC request (with id) or notification (without), typed at the boundary. */
 export interface RpcMessage {

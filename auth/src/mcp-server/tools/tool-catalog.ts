@@ -1,5 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/server';
-import { UsageError } from '../../errors/usage-error.js';
+import { UsageError } from '@notegate/kit/cli';
 import { isScopeToken } from '../../oauth/scope.js';
 
 /** A tool as the server registers it: its scope, an argument check, and how to add it to an SDK server. */

@@ -2,7 +2,7 @@ import type { FSWatcher } from 'node:fs';
 import { watch } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { errorMessage } from '../../errors/protocol-error.js';
+import { errorMessage } from '@notegate/kit';
 import { StateBackedBundleSource } from './bundle-state.js';
 import { importJwtBundleBytes } from './import-bundle.js';
 

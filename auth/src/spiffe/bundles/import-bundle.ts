@@ -1,7 +1,6 @@
+import { errorMessage, isRecord } from '@notegate/kit';
 import type { CryptoKey, JWK } from 'jose';
 import { importJWK } from 'jose';
-import { errorMessage } from '../../errors/protocol-error.js';
-import { isRecord } from '../../shared/records.js';
 import type { SvidAlgorithm } from '../svid/algorithms.js';
 import { algorithmsForKey } from '../svid/algorithms.js';
 import type { BundleKey, TrustDomainKeys } from './jwt-bundle-source.js';

@@ -1,4 +1,4 @@
-import { errorMessage } from '../../errors/protocol-error.js';
+import { errorMessage } from '@notegate/kit';
 import type { BackoffPolicy } from '../../shared/backoff.js';
 import { backoffDelayMs } from '../../shared/backoff.js';
 import { parseSpiffeId, parseTrustDomain } from '../spiffe-id.js';

@@ -1,4 +1,4 @@
-import { isRecord } from '../../shared/records.js';
+import { isRecord } from '@notegate/kit';
 import { SvidError } from './svid-error.js';
 
 /** Ours: a SPIRE JWT-SVID is under 1.5 KiB even with an RSA-4096 key; 16 KiB bounds the work on hostile input. */

@@ -1,5 +1,5 @@
+import { errorMessage } from '@notegate/kit';
 import { compactVerify } from 'jose';
-import { errorMessage } from '../../errors/protocol-error.js';
 import type { KeysResult } from '../bundles/jwt-bundle-source.js';
 import type { SvidHeader } from './header.js';
 import { SvidError } from './svid-error.js';

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { UsageError } from '../../errors/usage-error.js';
+import { UsageError } from '@notegate/kit/cli';
 
 /** Where the Workload API listens, plus the grpc-js target string that reaches it. */
 export type WorkloadApiAddress =

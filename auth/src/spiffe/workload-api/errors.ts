@@ -1,5 +1,5 @@
 import { status } from '@grpc/grpc-js';
-import { errorMessage } from '../../errors/protocol-error.js';
+import { errorMessage } from '@notegate/kit';
 
 /** Endpoint App. A: these codes mean "try again later"; InvalidArgument and Unimplemented never will succeed. */
 const RETRYABLE_CODES: ReadonlySet<number> = new Set([status.UNAVAILABLE, status.PERMISSION_DENIED]);

@@ -1,4 +1,4 @@
-import { isRecord } from '../../shared/records.js';
+import { isRecord } from '@notegate/kit';
 import { fromProtoStruct } from './struct.js';
 
 /**

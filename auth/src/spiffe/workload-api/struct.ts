@@ -1,4 +1,4 @@
-import { isRecord } from '../../shared/records.js';
+import { isRecord } from '@notegate/kit';
 
 /**
  * google.protobuf.Struct ⇄ JSON, in the shape @grpc/proto-loader uses with `oneofs: true`

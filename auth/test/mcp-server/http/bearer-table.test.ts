@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { describe, it } from 'node:test';
-import { closeServer, listen } from '../../../src/http/listen.js';
-import { sendJson } from '../../../src/http/respond.js';
+import { closeServer, listen, sendJson } from '@notegate/kit/http';
 import { TEST_SUBJECT, type TestAccessTokenIssuer } from '../../support/access-token-issuer.js';
 import {
   challengeParams,

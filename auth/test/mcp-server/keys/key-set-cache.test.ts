@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { describe, it } from 'node:test';
+import { closeServer, listen } from '@notegate/kit/http';
 import { ProtocolError } from '../../../src/errors/protocol-error.js';
-import { closeServer, listen } from '../../../src/http/listen.js';
 import { fetchKeySet } from '../../../src/mcp-server/keys/fetch-key-set.js';
 import { KeySetCache } from '../../../src/mcp-server/keys/key-set-cache.js';
 import {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { UsageError } from '../../../src/errors/usage-error.js';
+import { UsageError } from '@notegate/kit/cli';
 import { ToolCatalog, type ToolRegistration } from '../../../src/mcp-server/tools/tool-catalog.js';
 import { startNotesServer } from '../../support/notes-server-fixture.js';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatHelp, parseCommandLine } from '../../src/cli/options.js';
+import { UsageError } from '../../src/cli/usage-error.js';
 import { parseChoice, parseHttpUrl, parseInteger } from '../../src/cli/values.js';
-import { UsageError } from '../../src/errors/usage-error.js';
 
 const spec = {
   issuer: { type: 'string', valueName: 'URL', description: 'Issuer URI.', required: true },

@@ -1,4 +1,4 @@
-/** The generic HTTP helpers, shared with other packages of the workspace (`@notegate/auth/http`). */
+/** The generic HTTP helpers, shared with other packages of the workspace (`@notegate/kit/http`). */
 export { closeServer, listen } from './listen.js';
 export { BodyTooLargeError, readBody, readResponseText } from './read-body.js';
 export { sendJson, sendJsonAndClose } from './respond.js';

@@ -1,4 +1,4 @@
-import { UsageError } from '../errors/usage-error.js';
+import { UsageError } from './usage-error.js';
 
 /** Option value parsers: each throws a UsageError naming the flag and what it accepts. */
 

@@ -1,7 +1,7 @@
-import { errorMessage } from '../errors/protocol-error.js';
-import { UsageError } from '../errors/usage-error.js';
+import { errorMessage } from '../error-message.js';
 import type { CommandLine, OptionsSpec } from './options.js';
 import { formatHelp, parseCommandLine } from './options.js';
+import { UsageError } from './usage-error.js';
 
 /** Exit codes shared by every executable. */
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
@@ -20,26 +20,45 @@ export interface Command<S extends OptionsSpec = OptionsSpec> {
 export interface CommandIo {
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
+  /** Width of the terminal help is printed to (80 when stdout is not a terminal). */
+  readonly columns?: number;
 }
+
+/** Help wider than this is hard to read, however wide the terminal. */
+const MAX_HELP_COLUMNS = 100;
 
 export const processIo: CommandIo = {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
+  get columns() {
+    return Math.min(process.stdout.columns || 80, MAX_HELP_COLUMNS);
+  },
 };
 
+/** An executable's name and version, as `--version` prints them. */
+export interface Program {
+  readonly name: string;
+  readonly version: string;
+}
+
 /**
- * Parses, prints help, runs; turns errors into one line on stderr and an exit
- * code (2 for usage errors). Never prints a stack trace.
+ * Parses, prints help or the version, runs; turns errors into one line on
+ * stderr and an exit code (2 for usage errors). Never prints a stack trace.
  */
 export async function runCommand<S extends OptionsSpec>(
   command: Command<S>,
   argv: readonly string[],
+  program: Program,
   io: CommandIo = processIo,
 ): Promise<number> {
   try {
     const line = parseCommandLine(command.options, argv, { acceptsRest: command.acceptsRest ?? false });
+    if (line.version) {
+      io.stdout(versionLine(program));
+      return EXIT.ok;
+    }
     if (line.help) {
-      io.stdout(formatHelp(command.usage, command.summary, command.options));
+      io.stdout(formatHelp(command.usage, command.summary, command.options, io.columns));
       return EXIT.ok;
     }
     return await command.run(line);
@@ -51,6 +70,10 @@ export async function runCommand<S extends OptionsSpec>(
     io.stderr(`${command.name}: ${errorMessage(err)}\n`);
     return EXIT.failure;
   }
+}
+
+export function versionLine(program: Program): string {
+  return `${program.name} ${program.version}\n`;
 }
 
 /** Runs `cleanup` once on SIGINT/SIGTERM and resolves; used by long-running servers. */

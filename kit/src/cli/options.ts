@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
-import { errorMessage } from '../errors/protocol-error.js';
-import { UsageError } from '../errors/usage-error.js';
+import { errorMessage } from '../error-message.js';
+import { twoColumns, wrapWords } from './help-text.js';
+import { UsageError } from './usage-error.js';
 
 export interface StringOption {
   readonly type: 'string';
@@ -47,6 +48,7 @@ export interface CommandLine<S extends OptionsSpec> {
   /** Words after `--` (only when the command accepts a trailing command). */
   readonly rest: string[];
   readonly help: boolean;
+  readonly version: boolean;
 }
 
 /**
@@ -68,7 +70,7 @@ export function parseCommandLine<S extends OptionsSpec>(
   try {
     parsed = parseArgs({
       args: [...argv],
-      options: { ...config, help: { type: 'boolean', short: 'h' } },
+      options: { ...config, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' } },
       strict: true,
       allowPositionals: true,
       tokens: true,
@@ -85,17 +87,18 @@ export function parseCommandLine<S extends OptionsSpec>(
   const rest = argv.slice(restStart);
   if (!acceptsRest && rest.length > 0) throw new UsageError(`unexpected argument '${rest[0]}'`);
   const help = parsed.values.help === true;
+  const version = parsed.values.version === true;
   const options: Record<string, unknown> = {};
   for (const [name, option] of Object.entries(spec)) {
     const value = parsed.values[name];
     if (option.type === 'boolean') options[name] = value === true;
     else if ('multiple' in option) options[name] = (value as string[] | undefined) ?? [];
     else options[name] = (value as string | undefined) ?? option.default;
-    if (!help && 'required' in option && option.required && isMissing(options[name])) {
+    if (!help && !version && 'required' in option && option.required && isMissing(options[name])) {
       throw new UsageError(`--${name} is required`);
     }
   }
-  return { options: options as ParsedOptions<S>, rest, help };
+  return { options: options as ParsedOptions<S>, rest, help, version };
 }
 
 function isMissing(value: unknown): boolean {
@@ -113,16 +116,15 @@ function describeParseError(err: unknown): string {
   return message.split('\n')[0] ?? message;
 }
 
-/** Help text listing every option with its default. */
-export function formatHelp(usage: string, summary: string, spec: OptionsSpec): string {
+/** Help text listing every option with its default, wrapped at `width` columns (never cut). */
+export function formatHelp(usage: string, summary: string, spec: OptionsSpec, width = 80): string {
   const rows = Object.entries(spec).map(([name, option]) => {
     const left = option.type === 'boolean' ? `--${name}` : `--${name} ${option.valueName}`;
     return [left, describeOption(option)] as const;
   });
-  rows.push(['--help', 'Show this help and exit.']);
-  const width = Math.max(...rows.map(([left]) => left.length));
-  const lines = rows.map(([left, right]) => `  ${left.padEnd(width)}  ${right}`);
-  return `Usage: ${usage}\n\n${summary}\n\nOptions:\n${lines.join('\n')}\n`;
+  rows.push(['--version', 'Print the version and exit.'], ['--help', 'Show this help and exit.']);
+  const text = wrapWords(summary, width).join('\n');
+  return `Usage: ${usage}\n\n${text}\n\nOptions:\n${twoColumns(rows, width)}\n`;
 }
 
 function describeOption(option: OptionSpec): string {

@@ -1,0 +1,2 @@
+/** Helpers for the tests of every notegate package (`@notegate/kit/testing`); never used by a program. */
+export { assertOptionsDocumented, unwrapHelp } from './help-output.js';
