@@ -17,20 +17,22 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Tensor } from '@huggingface/transformers';
 import {
-  chunkerSettingsFor,
-  chunkNote,
   DEFAULT_BATCH_SIZE,
   type Embedder,
   findModel,
-  findRepositoryRoot,
-  loadPretrained,
   loadRagConfig,
   loadTransformersEmbedder,
-  openDatabase,
   type RagConfig,
   runIndex,
-  walkVault,
 } from '@notegate/rag';
+import {
+  chunkerSettingsFor,
+  chunkNote,
+  findRepositoryRoot,
+  loadPretrained,
+  openDatabase,
+  walkVault,
+} from '@notegate/rag/internals';
 import { arg, mib, printTable, sharedDir } from './support.js';
 
 const MODEL_ID = 'intfloat/multilingual-e5-small';

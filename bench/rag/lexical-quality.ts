@@ -11,18 +11,17 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { findModel, IndexSnapshot } from '@notegate/rag';
 import {
   buildFtsQuery,
   COLUMN_WEIGHTS,
   type FtsTokenizer,
-  findModel,
   ftsQueryOptions,
-  IndexSnapshot,
   IndexStore,
   type LexicalStrategy,
   lexicalLeg,
   lexicalSource,
-} from '@notegate/rag';
+} from '@notegate/rag/internals';
 import Database from 'better-sqlite3';
 import { arg, printTable, sharedDir, syntheticFile } from './support.js';
 

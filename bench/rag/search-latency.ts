@@ -19,17 +19,15 @@ import { closeServer, listen } from '@notegate/kit/http';
 import {
   createSearchServer,
   type Embedder,
-  exactScan,
   findModel,
   IndexSnapshot,
-  IndexStore,
   loadTransformersEmbedder,
   ResidentModel,
-  rangesFor,
   type SearchOptions,
   SnapshotSource,
   searchSnapshot,
 } from '@notegate/rag';
+import { exactScan, IndexStore, rangesFor } from '@notegate/rag/internals';
 import { arg, printTable, seededRandom, sharedDir, syntheticFile, timings, unitVector, vaultOf } from './support.js';
 
 const MODEL = findModel('intfloat/multilingual-e5-small');
@@ -223,13 +221,14 @@ async function loadTest(
     const snapshots = new SnapshotSource({ indexPath: file, model: MODEL });
     await snapshots.start();
     const server = createSearchServer({
-      model: new ResidentModel(async () => model),
+      model: ResidentModel.loading(async () => model),
       modelId: MODEL.id,
       snapshots,
       indexPath: file,
       vaults: ['big', 'mid', 'small'],
       bindHost: '127.0.0.1',
       log: () => {},
+      version: 'bench',
     });
     const url = await listen(server, '127.0.0.1', 0);
     const report = await autocannon(new URL('/search', url), seconds);

@@ -13,7 +13,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { findModel, IndexStore, type ModelSpec, SnapshotSource, type VectorSearch } from '@notegate/rag';
+import { findModel, type ModelSpec, SnapshotSource } from '@notegate/rag';
+import { IndexStore, type VectorSearch } from '@notegate/rag/internals';
 import {
   arg,
   namespaceOf,

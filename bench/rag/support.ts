@@ -1,7 +1,8 @@
 /** Small helpers shared by the retrieval benchmarks. */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type FileRecord, findRepositoryRoot, IndexStore, type ModelSpec } from '@notegate/rag';
+import type { ModelSpec } from '@notegate/rag';
+import { type FileRecord, findRepositoryRoot, IndexStore } from '@notegate/rag/internals';
 
 /** Deterministic PRNG (mulberry32), so every run measures the same data. */
 export function seededRandom(seed: number): () => number {

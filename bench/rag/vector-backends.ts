@@ -9,7 +9,8 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { exactScan, findModel, loadVectorMatrix, openDatabase, rangesFor } from '@notegate/rag';
+import { findModel } from '@notegate/rag';
+import { exactScan, loadVectorMatrix, openDatabase, rangesFor } from '@notegate/rag/internals';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import {

@@ -8,7 +8,7 @@
 import { createInterface } from 'node:readline';
 import { loadRagConfig } from '../src/config/load-config.js';
 import { loadTransformersEmbedder } from '../src/embed/transformers-embedder.js';
-import { runIndex } from '../src/index/run-index.js';
+import { runIndex } from '../src/indexer/run-index.js';
 
 const [configPath = '', home = '', cache = '', flag] = process.argv.slice(2);
 const gated = flag === '--gate';

@@ -1,7 +1,7 @@
 import type { ModelSpec } from '../src/config/models.js';
 import type { Embedder } from '../src/embed/embedder.js';
-import type { RunIndexOptions } from '../src/index/run-index.js';
-import type { IndexProgress } from '../src/index/types.js';
+import type { RunIndexOptions } from '../src/indexer/run-index.js';
+import type { IndexProgress } from '../src/indexer/types.js';
 import { sharedEmbedder, type Workspace } from './fixtures.js';
 import { standinModelCache } from './shared.js';
 

@@ -3,10 +3,13 @@ import type { TestContext } from 'node:test';
 import { closeServer, listen } from '@notegate/kit/http';
 import { ResidentModel } from '../src/embed/resident-model.js';
 import { createSearchServer } from '../src/http/search-server.js';
-import { runIndex } from '../src/index/run-index.js';
+import { runIndex } from '../src/indexer/run-index.js';
 import { SnapshotSource } from '../src/snapshot/snapshot-source.js';
 import { sharedEmbedder, type Workspace } from './fixtures.js';
 import { indexOptions } from './run.js';
+
+/** The version a test server reports in /health. */
+export const TEST_VERSION = '0.0.0-test';
 
 export interface Reply {
   readonly status: number;
@@ -40,7 +43,7 @@ export async function startSearchServer(
     model: ws.config.model,
     reloadSpacing: () => 0,
   });
-  const model = options.model ?? new ResidentModel(() => sharedEmbedder(ws.config.model.id));
+  const model = options.model ?? ResidentModel.loading(() => sharedEmbedder(ws.config.model.id));
   const server = createSearchServer({
     model,
     modelId: ws.config.model.id,
@@ -49,6 +52,7 @@ export async function startSearchServer(
     vaults: ws.config.vaults.map((v) => v.id),
     bindHost: '127.0.0.1',
     log: (line) => logs.push(line),
+    version: TEST_VERSION,
   });
   await snapshots.start();
   if (!options.model) await model.settled();

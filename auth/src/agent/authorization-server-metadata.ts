@@ -1,4 +1,4 @@
-import { SPIFFE_JWT_AUTH_METHOD } from '../authz/metadata.js';
+import { SPIFFE_JWT_AUTH_METHOD } from '../oauth/spiffe-client-auth.js';
 import { authorizationServerMetadataUrl } from '../oauth/well-known.js';
 import { quoted, refused } from './agent-errors.js';
 import type { AgentHttp } from './http-exchange.js';

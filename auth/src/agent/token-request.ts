@@ -1,5 +1,5 @@
-import { JWT_SPIFFE_ASSERTION_TYPE } from '../authz/check-assertion-type.js';
 import { parseScopeParameter } from '../oauth/scope.js';
+import { JWT_SPIFFE_ASSERTION_TYPE } from '../oauth/spiffe-client-auth.js';
 import type { Clock } from '../shared/clock.js';
 import { AgentError, quoted, transportFailed } from './agent-errors.js';
 import type { AgentHttp, HttpAnswer } from './http-exchange.js';

@@ -1,4 +1,4 @@
-import { NOTES_READ_SCOPE, NOTES_WRITE_SCOPE } from '../mcp-server/tools/notes-scopes.js';
+import { NOTES_READ_SCOPE, NOTES_WRITE_SCOPE } from '../oauth/notes-scopes.js';
 
 /** The scope each known tool needs (spec "Tools"): the agent's default request, least privilege. */
 const TOOL_SCOPES: ReadonlyMap<string, string> = new Map([

@@ -1,9 +1,7 @@
 import { tokenError } from '../errors/token-endpoint-errors.js';
+import { JWT_SPIFFE_ASSERTION_TYPE } from '../oauth/spiffe-client-auth.js';
 import type { FormParameters } from './token-request.js';
 import { valuesOtherThan } from './token-request.js';
-
-/** draft-ietf-oauth-spiffe-client-auth §3.1: the JWT-SVID client assertion type. */
-export const JWT_SPIFFE_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-spiffe';
 
 /** Spec row "client_assertion_type is the jwt-spiffe URN" → 401 invalid_client (every value judged, as for grant_type). */
 export function checkAssertionType(form: FormParameters): void {

@@ -1,6 +1,6 @@
 import { tokenError } from '../errors/token-endpoint-errors.js';
+import { normalizeResource } from '../oauth/resource.js';
 import type { ClientGrant } from '../policy/policy.js';
-import { normalizeResource } from '../policy/resource.js';
 import { quoted } from './audit-detail.js';
 
 export interface AllowedResource {

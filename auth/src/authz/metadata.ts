@@ -1,11 +1,9 @@
+import { SPIFFE_JWT_AUTH_METHOD } from '../oauth/spiffe-client-auth.js';
 import { SVID_ALGORITHMS } from '../spiffe/svid/algorithms.js';
 
 /** Where the token service serves its endpoints, on the issuer's origin (spec "Endpoints"). */
 export const TOKEN_PATH = '/token';
 export const JWKS_PATH = '/jwks.json';
-
-/** draft-ietf-oauth-spiffe-client-auth §4: the name of the JWT-SVID client authentication method. */
-export const SPIFFE_JWT_AUTH_METHOD = 'spiffe_jwt';
 
 /**
  * RFC 8414 §2 metadata: the spec's five fields, plus (decisions.md) `response_types_supported: []`

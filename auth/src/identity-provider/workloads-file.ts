@@ -1,13 +1,13 @@
 import { isRecord } from '@notegate/kit';
-import type { ConfigFail } from '../shared/config-fields.js';
+import { spiffeIdProblem } from '../spiffe/spiffe-id.js';
+import type { ConfigFail } from '../spiffe/trust-domain-file.js';
 import {
   parseTrustDomainFile,
   readConfigText,
   rejectDuplicates,
   rejectUnknownKeys,
   requiredString,
-} from '../shared/config-fields.js';
-import { spiffeIdProblem } from '../spiffe/spiffe-id.js';
+} from '../spiffe/trust-domain-file.js';
 
 export interface Workload {
   /** Also the socket's file name (`<name>.sock`), hence the narrow alphabet. */

@@ -1,6 +1,8 @@
 import { isRecord } from '@notegate/kit';
+import { normalizeResource } from '../oauth/resource.js';
 import { isScopeToken } from '../oauth/scope.js';
-import type { ConfigFail } from '../shared/config-fields.js';
+import { spiffeIdProblem } from '../spiffe/spiffe-id.js';
+import type { ConfigFail } from '../spiffe/trust-domain-file.js';
 import {
   parseTrustDomainFile,
   readConfigText,
@@ -8,11 +10,9 @@ import {
   rejectUnknownKeys,
   requiredList,
   requiredString,
-} from '../shared/config-fields.js';
-import { spiffeIdProblem } from '../spiffe/spiffe-id.js';
+} from '../spiffe/trust-domain-file.js';
 import type { Grant, ResourceGrant } from './policy.js';
 import { Policy } from './policy.js';
-import { normalizeResource } from './resource.js';
 
 const GRANT_KEYS = new Set(['spiffe_id', 'resources']);
 const RESOURCE_KEYS = new Set(['resource', 'scopes']);

@@ -1,4 +1,4 @@
-import { normalizeResource } from './resource.js';
+import { normalizeResource } from '../oauth/resource.js';
 
 /** One resource a workload may get tokens for, with the scopes it may ask for there. */
 export interface ResourceGrant {

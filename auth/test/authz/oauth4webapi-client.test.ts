@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import { describe, it } from 'node:test';
 import * as oauth from 'oauth4webapi';
-import { JWT_SPIFFE_ASSERTION_TYPE } from '../../src/authz/check-assertion-type.js';
+import { JWT_SPIFFE_ASSERTION_TYPE } from '../../src/oauth/spiffe-client-auth.js';
 import { RESOURCE_A, RESOURCE_B, startHarness } from '../support/authz-fixtures.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { freePort } from '../support/notes-server-fixture.js';

@@ -3,7 +3,7 @@ import type { TestContext } from 'node:test';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import type { AuthzOptions, RunningAuthz } from '../../src/authz/authz-server.js';
 import { startAuthz } from '../../src/authz/authz-server.js';
-import { JWT_SPIFFE_ASSERTION_TYPE } from '../../src/authz/check-assertion-type.js';
+import { JWT_SPIFFE_ASSERTION_TYPE } from '../../src/oauth/spiffe-client-auth.js';
 import { parsePolicy } from '../../src/policy/policy-file.js';
 import type { JwtBundleSource } from '../../src/spiffe/bundles/jwt-bundle-source.js';
 import { ManualClock } from './manual-clock.js';

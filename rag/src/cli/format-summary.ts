@@ -1,4 +1,4 @@
-import type { IndexSummary } from '../index/types.js';
+import type { IndexSummary } from '../indexer/types.js';
 
 /** The summary for people: counts first, then every skipped or failed file with its reason. */
 export function formatSummary(summary: IndexSummary): string {

@@ -1,6 +1,6 @@
 import { type Command, type CommandLine, EXIT, UsageError } from '@notegate/kit/cli';
 import { RagError } from '../errors/rag-error.js';
-import { runIndex } from '../index/run-index.js';
+import { runIndex } from '../indexer/run-index.js';
 import { formatSummary, summaryJson } from './format-summary.js';
 import { createProgressReporter } from './progress-reporter.js';
 import { CONFIG_OPTION, configFor, type RagCommandDeps } from './rag-command.js';

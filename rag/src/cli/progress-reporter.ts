@@ -1,4 +1,4 @@
-import type { IndexProgress } from '../index/types.js';
+import type { IndexProgress } from '../indexer/types.js';
 
 export interface ProgressStream {
   write(text: string): unknown;

@@ -1,4 +1,5 @@
-import { type Command, type CommandLine, EXIT, untilShutdown } from '@notegate/kit/cli';
+import { errorMessage } from '@notegate/kit';
+import { type Command, type CommandLine, EXIT, packageVersion, UsageError, untilShutdown } from '@notegate/kit/cli';
 import { closeServer, listen } from '@notegate/kit/http';
 import { ensureModelFiles } from '../embed/download.js';
 import { ResidentModel } from '../embed/resident-model.js';
@@ -69,9 +70,13 @@ async function runServe(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps)
     vaults: config.vaults.map((vault) => vault.id),
     bindHost: address.host,
     log,
+    version: packageVersion(import.meta.url),
   });
-  const url = await listen(server, address.host, address.port);
+  const url = await listen(server, address.host, address.port).catch((err: unknown) => {
+    throw new UsageError(`--host/--port: cannot listen on ${address.host}:${address.port} (${listenError(err)})`);
+  });
   process.stdout.write(`listening on ${url.href}\n`);
+  model.start();
   void model.settled().then(() => {
     const state = model.state;
     log(state.state === 'failed' ? `model unavailable: ${state.reason}` : `model ${config.model.id} ready`);
@@ -83,4 +88,8 @@ async function runServe(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps)
     await model.dispose();
   });
   return EXIT.ok;
+}
+
+function listenError(err: unknown): string {
+  return err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : errorMessage(err);
 }

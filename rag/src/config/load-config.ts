@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '@notegate/kit/cli';
+import { checkDiode, type DiodeContext, isPersonalCloudPath, personalCloudMessage } from './diode-policy.js';
 import type { ModelSpec } from './models.js';
 import { parseVaultsConfig } from './parse-config.js';
-import { checkDiode, type DiodeContext, isPersonalCloudPath, personalCloudMessage } from './path-policy.js';
 import { findRepositoryRoot } from './repo-root.js';
 
 export interface ResolvedVault {

@@ -7,16 +7,23 @@ export type ResidentModelState =
   | { readonly state: 'failed'; readonly reason: string };
 
 /**
- * The search server's model: loaded once at start, in the background so that
- * /health can answer (and say `loading`) meanwhile, then kept resident
- * (rag-lessons.md §19). A query that arrives while it loads waits for it.
+ * The search server's model: loaded once, from `start()` on, in the
+ * background so that /health can answer (and say `loading`) meanwhile, then
+ * kept resident (docs/retrieval.md#serving). A query that arrives while it
+ * loads waits for it. Nothing loads before `start()`, so a server that cannot
+ * bind its port exits at once instead of waiting for a model it will not use.
  */
 export class ResidentModel {
   private status: ResidentModelState = { state: 'loading' };
+  private started = false;
+  private begin: () => void = () => undefined;
   private readonly loaded: Promise<Embedder | undefined>;
 
   constructor(load: () => Promise<Embedder>) {
-    this.loaded = load().then(
+    const startSignal = new Promise<void>((resolve) => {
+      this.begin = resolve;
+    });
+    this.loaded = startSignal.then(load).then(
       (embedder) => {
         this.status = { state: 'ready' };
         return embedder;
@@ -26,6 +33,19 @@ export class ResidentModel {
         return undefined;
       },
     );
+  }
+
+  /** A model that starts loading at once. */
+  static loading(load: () => Promise<Embedder>): ResidentModel {
+    const model = new ResidentModel(load);
+    model.start();
+    return model;
+  }
+
+  /** Starts loading (once). */
+  start(): void {
+    this.started = true;
+    this.begin();
   }
 
   get state(): ResidentModelState {
@@ -50,6 +70,7 @@ export class ResidentModel {
   }
 
   async dispose(): Promise<void> {
+    if (!this.started) return;
     await (await this.loaded)?.dispose();
   }
 }

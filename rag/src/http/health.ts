@@ -2,6 +2,7 @@ import type { ResidentModelState } from '../embed/resident-model.js';
 import type { SnapshotState } from '../snapshot/snapshot-source.js';
 
 export interface HealthInputs {
+  readonly version: string;
   readonly modelId: string;
   readonly model: ResidentModelState;
   readonly index: SnapshotState;
@@ -33,6 +34,7 @@ export function healthBody(inputs: HealthInputs): { status: number; body: Record
     status: status === 'ok' ? 200 : 503,
     body: {
       status,
+      version: inputs.version,
       model: inputs.modelId,
       files: snapshot?.files ?? 0,
       chunks: snapshot?.chunks ?? 0,

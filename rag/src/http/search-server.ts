@@ -31,6 +31,8 @@ export interface SearchServerDeps {
   readonly bindHost: string;
   /** Where failures are written with their details (stderr). */
   readonly log: (line: string) => void;
+  /** The version /health reports (the package's). */
+  readonly version: string;
 }
 
 /** The composition root of `notegate-rag serve`: routes, screening, and error translation. */
@@ -66,6 +68,7 @@ export function createSearchServer(deps: SearchServerDeps): Server {
 function health(res: ServerResponse, deps: SearchServerDeps): void {
   deps.snapshots.check();
   const { status, body } = healthBody({
+    version: deps.version,
     modelId: deps.modelId,
     model: deps.model.state,
     index: deps.snapshots.current,

@@ -1,12 +1,5 @@
-import { COLUMN_WEIGHTS } from './lexical-weights.js';
-
-/** The searchable text of one chunk, by FTS column. */
-export interface ChunkText {
-  readonly chunkId: number;
-  readonly title: string;
-  readonly heading: string;
-  readonly body: string;
-}
+import type { ChunkText } from '../snapshot/index-snapshot.js';
+import { COLUMN_WEIGHTS } from '../store/fts-column-weights.js';
 
 const K1 = 1.2;
 const B = 0.75;

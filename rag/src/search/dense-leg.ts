@@ -1,5 +1,5 @@
-import type { ScoredRow } from './top-k.js';
-import type { RowRange, VectorSearch } from './vector-scan.js';
+import type { ScoredRow } from '../vectors/top-k.js';
+import type { RowRange, VectorSearch } from '../vectors/vector-scan.js';
 
 /**
  * The vector leg: exact top-`count` by cosine similarity among the rows that

@@ -1,10 +1,10 @@
 import type { HitRow } from '../snapshot/hit-rows.js';
 import type { IndexSnapshot, SnapshotFilter } from '../snapshot/index-snapshot.js';
+import { dotRow } from '../vectors/vector-scan.js';
 import { denseLeg } from './dense-leg.js';
 import { type LexicalPath, type LexicalSource, lexicalLeg } from './lexical-leg.js';
 import { mmrOrder } from './mmr.js';
 import { type FusedCandidate, fuseRrf } from './rrf.js';
-import { dotRow } from './vector-scan.js';
 
 export interface SearchOptions {
   readonly query: string;

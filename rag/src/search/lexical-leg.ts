@@ -1,5 +1,6 @@
+import type { ChunkText } from '../snapshot/index-snapshot.js';
 import type { FtsTokenizer } from '../store/schema.js';
-import { type ChunkText, rankByContainment } from './containment-score.js';
+import { rankByContainment } from './containment-score.js';
 import {
   buildFtsQuery,
   type FtsQuery,

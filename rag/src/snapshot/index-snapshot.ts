@@ -2,14 +2,13 @@ import { existsSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import type { ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
-import type { ChunkText } from '../search/containment-score.js';
-import { Int8VectorSearch } from '../search/int8-scan.js';
-import { COLUMN_WEIGHTS } from '../search/lexical-weights.js';
-import { exactScan, type RowRange, rangesFor, type VectorSearch } from '../search/vector-scan.js';
+import { COLUMN_WEIGHTS } from '../store/fts-column-weights.js';
 import { assertIndexMatches, type IndexMeta } from '../store/index-meta.js';
 import { loadVectorMatrixCooperatively, type VectorMatrix } from '../store/load-vectors.js';
 import { openDatabase } from '../store/open-database.js';
 import { asRow, num, text } from '../store/rows.js';
+import { Int8VectorSearch } from '../vectors/int8-scan.js';
+import { exactScan, type RowRange, rangesFor, type VectorSearch } from '../vectors/vector-scan.js';
 import { HIT_ROWS_SQL, type HitRow, readHitRows } from './hit-rows.js';
 
 /** Memory-mapped reads: the FTS index of 100k chunks is hundreds of MB, read through the page cache. */
@@ -24,6 +23,14 @@ export interface VaultCounts {
 /** Title, heading or body contains @pattern (a LIKE pattern with `\` as its escape). */
 const CONTAINS =
   "(title LIKE @pattern ESCAPE '\\' OR heading LIKE @pattern ESCAPE '\\' OR body LIKE @pattern ESCAPE '\\')";
+
+/** The searchable text of one chunk, by FTS column. */
+export interface ChunkText {
+  readonly chunkId: number;
+  readonly title: string;
+  readonly heading: string;
+  readonly body: string;
+}
 
 /** A vault and namespace filter over one snapshot. */
 export interface SnapshotFilter {

@@ -1,5 +1,4 @@
 import type Database from 'better-sqlite3';
-import type { ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
 import {
   type IndexMeta,
@@ -10,7 +9,7 @@ import {
   writeMeta,
 } from './index-meta.js';
 import { openDatabase } from './open-database.js';
-import { prepareSchema } from './prepare-schema.js';
+import { type OpenIndexOptions, prepareSchema } from './prepare-schema.js';
 import { asRow, num, text } from './rows.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { encodeVector } from './vector-codec.js';
@@ -46,15 +45,6 @@ export interface StoredChunk {
   readonly text: string;
   readonly tokenCount: number;
   readonly vector: Float32Array;
-}
-
-export interface OpenIndexOptions {
-  readonly model: ModelSpec;
-  /** Internal: force the unicode61 fallback (tests). */
-  readonly ftsTokenizer?: 'auto' | 'unicode61';
-  /** `--rebuild`: drop every table and start an empty index (in the same transaction as the checks). */
-  readonly rebuild?: boolean;
-  readonly nowMs: number;
 }
 
 /** The writer's view of the index file. Every change of one file is one transaction. */

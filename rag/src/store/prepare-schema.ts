@@ -1,10 +1,19 @@
 import type Database from 'better-sqlite3';
+import type { ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
 import { assertIndexMatches, META_KEYS, newVectorsGeneration, writeMeta } from './index-meta.js';
-import type { OpenIndexOptions } from './index-store.js';
 import { asRow, num } from './rows.js';
 import { createSchema, dropSchema, SCHEMA_VERSION } from './schema.js';
 import { VECTOR_FORMAT } from './vector-codec.js';
+
+export interface OpenIndexOptions {
+  readonly model: ModelSpec;
+  /** Internal: force the unicode61 fallback (tests). */
+  readonly ftsTokenizer?: 'auto' | 'unicode61';
+  /** `--rebuild`: drop every table and start an empty index (in the same transaction as the checks). */
+  readonly rebuild?: boolean;
+  readonly nowMs: number;
+}
 
 /**
  * Creates, checks or (with `rebuild`) recreates the schema; runs inside the

@@ -1,7 +1,7 @@
 import { type Dirent, readdirSync, realpathSync, type Stats, statSync } from 'node:fs';
 import path from 'node:path';
+import { checkDiode, type DiodeContext, isInside } from '../config/diode-policy.js';
 import type { ResolvedVault } from '../config/load-config.js';
-import { checkDiode, type DiodeContext, isInside } from '../config/path-policy.js';
 import { isHiddenName, isMarkdownName, joinRelative, namespaceOf } from './vault-path.js';
 
 export interface VaultFile {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatSummary, summaryJson } from '../../src/cli/format-summary.js';
-import type { IndexSummary } from '../../src/index/types.js';
+import type { IndexSummary } from '../../src/indexer/types.js';
 
 const summary: IndexSummary = {
   indexPath: '/r/.notegate/index.sqlite',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createProgressReporter, formatDuration } from '../../src/cli/progress-reporter.js';
-import type { IndexProgress } from '../../src/index/types.js';
+import type { IndexProgress } from '../../src/indexer/types.js';
 
 function stream(isTTY: boolean) {
   const writes: string[] = [];

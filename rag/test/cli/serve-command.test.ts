@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { unwrapHelp } from '@notegate/kit/testing';
@@ -76,6 +78,28 @@ describe('notegate-rag serve (process)', () => {
     assert.equal(result.status, 2);
     assert.match(result.stderr, /^notegate-rag serve: NOTEGATE_SERVER_PORT: 'eighty' is not an integer/);
     assert.equal(result.stdout, '');
+  });
+
+  it('exits 2 at once, naming the address, when the port is taken', async (t) => {
+    const ws = workspace(t, { v: { 'a.md': '# A\n' } });
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    t.after(() => taken.close());
+    const { port } = taken.address() as AddressInfo;
+    const env = { PATH: process.env.PATH, HOME: ws.home, NOTEGATE_MODEL_CACHE: standinModelCache() };
+    // The port is held by this process's listening socket: the kernel refuses the child's bind on its own.
+    const result = spawnSync(
+      process.execPath,
+      [cliPath(), 'serve', '--config', ws.configPath, '--port', String(port)],
+      {
+        env,
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
+    assert.equal(result.status, 2);
+    assert.equal(result.stdout, '');
+    assert.match(result.stderr, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port} \\(EADDRINUSE\\)`));
   });
 
   it('prints one listening line, serves /health, and stops on SIGTERM', async (t) => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { ResidentModel } from '../../src/embed/resident-model.js';
 import { workspace } from '../../test-support/fixtures.js';
-import { hitsOf, startSearchServer } from '../../test-support/serve.js';
+import { hitsOf, startSearchServer, TEST_VERSION } from '../../test-support/serve.js';
 
 const NOTES = {
   'de/strassen.md': '# Straßen\n\nDie Hauptstraße führt zum Bahnhof. Verkehrsberuhigung am Wochenende.\n',
@@ -37,6 +37,7 @@ describe('notegate-rag serve HTTP API', () => {
     assert.deepEqual(reply.headers['cache-control'], 'no-store');
     const body = reply.body as Record<string, unknown> & { index: Record<string, unknown> };
     assert.equal(body.status, 'ok');
+    assert.equal(body.version, TEST_VERSION);
     assert.equal(body.model, ws.config.model.id);
     assert.equal(body.files, 4);
     assert.equal(body.chunks, 4);
@@ -187,7 +188,7 @@ describe('notegate-rag serve HTTP API', () => {
     assert.match(server.logs.join('\n'), /is missing from the index snapshot/);
 
     const noModel = await startSearchServer(t, workspace(t, { notes: NOTES }), {
-      model: new ResidentModel(() => Promise.reject(new Error('weights not in the cache'))),
+      model: ResidentModel.loading(() => Promise.reject(new Error('weights not in the cache'))),
     });
     const failed = await noModel.search({ query: 'keys' });
     assert.equal(failed.status, 500);
@@ -233,7 +234,7 @@ describe('notegate-rag serve HTTP API', () => {
 
   it('says starting while the model loads', async (t) => {
     const ws = workspace(t, { notes: NOTES });
-    const server = await startSearchServer(t, ws, { model: new ResidentModel(() => new Promise(() => {})) });
+    const server = await startSearchServer(t, ws, { model: ResidentModel.loading(() => new Promise(() => {})) });
     const reply = await server.request({ path: '/health' });
     assert.equal(reply.status, 503);
     assert.deepEqual(

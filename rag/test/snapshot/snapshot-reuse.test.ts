@@ -3,7 +3,7 @@ import { utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { runIndex } from '../../src/index/run-index.js';
+import { runIndex } from '../../src/indexer/run-index.js';
 import type { IndexSnapshot } from '../../src/snapshot/index-snapshot.js';
 import { workspace } from '../../test-support/fixtures.js';
 import { indexOptions } from '../../test-support/run.js';

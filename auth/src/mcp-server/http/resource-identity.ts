@@ -1,6 +1,6 @@
 import { UsageError } from '@notegate/kit/cli';
+import { normalizeResource } from '../../oauth/resource.js';
 import { protectedResourceMetadataUrl } from '../../oauth/well-known.js';
-import { normalizeResource } from '../../policy/resource.js';
 
 /** The server's names for itself, all derived once from --resource. */
 export interface ResourceIdentity {

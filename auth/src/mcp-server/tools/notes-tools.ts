@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import { NOTES_READ_SCOPE, NOTES_WRITE_SCOPE } from '../../oauth/notes-scopes.js';
 import { NOTE_ID_PATTERN } from '../notes/note-id.js';
 import { type NotesStore, UnknownNoteError } from '../notes/notes-store.js';
 import { defineTool, ToolFailure } from './define-tool.js';
-import { NOTES_READ_SCOPE, NOTES_WRITE_SCOPE } from './notes-scopes.js';
 import type { ToolRegistration } from './tool-catalog.js';
 
 export const MAX_BODY_BYTES = 256 * 1024;

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { instantiateDotI8 } from '../../src/search/dot-kernel.js';
-import { Int8VectorSearch } from '../../src/search/int8-scan.js';
-import { exactScan, rangesFor } from '../../src/search/vector-scan.js';
-import { encodeModule, op, VALUE_TYPE } from '../../src/search/wasm-encoding.js';
 import type { VectorMatrix } from '../../src/store/load-vectors.js';
+import { instantiateDotI8 } from '../../src/vectors/dot-kernel.js';
+import { Int8VectorSearch } from '../../src/vectors/int8-scan.js';
+import { exactScan, rangesFor } from '../../src/vectors/vector-scan.js';
+import { encodeModule, op, VALUE_TYPE } from '../../src/vectors/wasm-encoding.js';
 
 function seeded(seed: number): () => number {
   let state = seed;

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { loadRagConfig } from '../../src/config/load-config.js';
 import { RagError } from '../../src/errors/rag-error.js';
-import { runIndex } from '../../src/index/run-index.js';
+import { runIndex } from '../../src/indexer/run-index.js';
 import { assertConsistent, assertFtsIntact } from '../../test-support/consistency.js';
 import { E5_SMALL, MINILM, sharedEmbedder, workspace, writeConfig } from '../../test-support/fixtures.js';
 import { indexOptions, poisoned } from '../../test-support/run.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { planBatches } from '../../src/index/batches.js';
+import { planBatches } from '../../src/indexer/batches.js';
 
 describe('planBatches', () => {
   it('groups inputs of similar length, longest first, keeping every index once', () => {

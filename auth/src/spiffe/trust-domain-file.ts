@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { errorMessage, isRecord } from '@notegate/kit';
 import { UsageError } from '@notegate/kit/cli';
 import { parseDocument } from 'yaml';
-import { trustDomainProblem } from '../spiffe/spiffe-id.js';
+import { trustDomainProblem } from './spiffe-id.js';
 
 /** Builds the start-up error for one entry of a config file (`where` is its path, e.g. `grants[1].spiffe_id`). */
 export type ConfigFail = (where: string, why: string) => UsageError;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkDiode, isInside, isPersonalCloudPath } from '../../src/config/path-policy.js';
+import { checkDiode, isInside, isPersonalCloudPath } from '../../src/config/diode-policy.js';
 
 const home = '/Users/ada';
 

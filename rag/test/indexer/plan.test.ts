@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MAX_FILE_BYTES, planVault } from '../../src/index/plan.js';
+import { MAX_FILE_BYTES, planVault } from '../../src/indexer/plan.js';
 import type { FileRow } from '../../src/store/index-store.js';
 import type { VaultFile } from '../../src/walk/walk-vault.js';
 

@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { runIndex } from '../../src/index/run-index.js';
+import { runIndex } from '../../src/indexer/run-index.js';
 import { asRow, text } from '../../src/store/rows.js';
 import { indexChildScript, spawnNode } from '../../test-support/child.js';
 import { assertConsistent, assertFtsIntact } from '../../test-support/consistency.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { chunkerSettingsFor } from '../../src/chunk/settings.js';
-import { canonicalJson, fingerprintInputsOf, fingerprintOf } from '../../src/index/fingerprint.js';
+import { canonicalJson, fingerprintInputsOf, fingerprintOf } from '../../src/indexer/fingerprint.js';
 import { E5_SMALL, model } from '../../test-support/fixtures.js';
 
 describe('fingerprintOf', () => {
