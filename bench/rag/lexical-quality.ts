@@ -1,6 +1,6 @@
 /**
  * Quality of the lexical leg on BEIR SciFact (5,183 abstracts, 300 test /
- * 809 train claims): the spec's trigram exact phrase, the trigram tokenizer
+ * 809 train claims): the trigram exact phrase, the trigram tokenizer
  * with an OR of terms, and the unicode61 fallback's OR of terms, each both
  * as served (the bounded `lexicalLeg`, no dense candidates) and as an
  * unbounded FTS5 bm25 ranking; plus the title weight on train.
@@ -103,7 +103,7 @@ async function main(): Promise<void> {
       const source = lexicalSource(snapshot, snapshot.filter(undefined, undefined));
       const strategies: LexicalStrategy[] = mode === 'trigram' ? ['phrase', 'or-terms'] : ['or-terms'];
       for (const strategy of strategies) {
-        const label = `${mode}, ${strategy === 'phrase' ? 'exact phrase (spec rule)' : 'OR of terms'}`;
+        const label = `${mode}, ${strategy === 'phrase' ? 'exact phrase' : 'OR of terms'}`;
         const served = (q: string) =>
           lexicalLeg(q, DEPTH, [], source, strategy).chunkIds.map((id) => docOf.get(id) ?? '');
         rows.push([label, 'as served (lexicalLeg, caps)', ...score(served, data)]);

@@ -59,7 +59,7 @@ export function arg(name: string, fallback: string): string {
   return at === -1 ? fallback : (process.argv[at + 1] ?? fallback);
 }
 
-/** Vault of the i-th synthetic file: 1% small, 9% mid, 90% big (the "small vault crowded" case, rag-lessons.md §1). */
+/** Vault of the i-th synthetic file: 1% small, 9% mid, 90% big (the "small vault crowded" case, docs/retrieval.md#filters). */
 export function vaultOf(fileIndex: number): string {
   const bucket = fileIndex % 100;
   return bucket === 0 ? 'small' : bucket < 10 ? 'mid' : 'big';

@@ -1,6 +1,6 @@
 import { clip } from '../shared/clip.js';
 
-/** The agent's ordered steps (spec "Agent side, ordered steps"), then the tool call and the replay. */
+/** The agent's ordered steps (docs/protocol.md#agent-notegate-agent), then the tool call and the replay. */
 export type AgentStep =
   | 'protected_resource_metadata'
   | 'issuer_selection'
@@ -32,7 +32,7 @@ export const AGENT_EXIT = {
   replayAccepted: 6,
 } as const;
 
-/** The failure classes as `--help` and the README print them (shared by the agent and the wrapper). */
+/** The failure classes as `--help` and docs/protocol.md print them (shared by the agent and the wrapper). */
 export const FAILURE_CLASS_LINES = [
   `${AGENT_EXIT.usage}  bad option or value`,
   `${AGENT_EXIT.refused}  refused: issuer_refused, a resource or issuer mismatch in metadata, a token endpoint error (400/401), a 403 insufficient_scope or a JSON-RPC refusal from the server`,

@@ -44,7 +44,7 @@ export interface FetchAccessTokenOptions {
 }
 
 /**
- * The agent's steps 1–5 (spec "Agent side, ordered steps"), in order: protected resource metadata,
+ * The agent's steps 1–5 (docs/protocol.md#agent-notegate-agent), in order: protected resource metadata,
  * the first allowlisted issuer (refused and audited before anything reaches an issuer or the Workload
  * API), that issuer's metadata, a JWT-SVID for it, and the token request. Every failure is an
  * `AgentError` naming the step; bad options are `UsageError`s.

@@ -17,7 +17,7 @@ export type IdentifierResult =
   | { readonly ok: false; readonly problem: string };
 
 /**
- * The comparison form of an issuer or resource identifier (spec, agent step 2): scheme and host
+ * The comparison form of an issuer or resource identifier (docs/protocol.md#agent-notegate-agent, step 2): scheme and host
  * lowercased, the default port dropped (80 for http, 443 for https; other ports compared as numbers),
  * an empty path mapped to `/`. Nothing else changes, so `/t` and `/t/` stay different and a prefix
  * never matches. Userinfo, a query or a fragment make the identifier unusable (RFC 8414 §2: an issuer
@@ -67,7 +67,7 @@ export function sameIdentifier(a: string, b: string): boolean {
   return left.ok && right.ok && left.value === right.value;
 }
 
-/** The agent's `--trusted-issuer` allowlist: per process, not per resource (spec residual risks). */
+/** The agent's `--trusted-issuer` allowlist: per process, not per resource (docs/security.md#residual-risks). */
 export class IssuerAllowlist {
   /** The entries as given, for messages. */
   readonly entries: readonly string[];

@@ -61,7 +61,7 @@ export function challengeError(header: string | null): string | undefined {
   return match?.[1];
 }
 
-/** decisions.md: a refused JSON-RPC request carries the OAuth code in error.data.error. */
+/** docs/protocol.md#challenges-and-error-bodies: a refused JSON-RPC request carries the OAuth code in error.data.error. */
 function oauthCodeOf(data: unknown): string | undefined {
   return isRecord(data) && typeof data.error === 'string' && /^[a-z_]{1,64}$/.test(data.error) ? data.error : undefined;
 }

@@ -5,7 +5,7 @@ import { AgentError, quoted, transportFailed } from './agent-errors.js';
 import type { AgentHttp, HttpAnswer } from './http-exchange.js';
 import { exchange, jsonObjectOf } from './http-exchange.js';
 
-/** What `fetchAccessToken` resolves to (decisions.md: `{ accessToken, expiresAt, issuer, scope }`). */
+/** What `fetchAccessToken` resolves to (`{ accessToken, expiresAt, issuer, scope }`, docs/protocol.md#agent-notegate-agent). */
 export interface AccessToken {
   readonly accessToken: string;
   /** Request time plus expires_in: never later than the server's own expiry. */

@@ -1,6 +1,6 @@
 import { NOTES_READ_SCOPE, NOTES_WRITE_SCOPE } from '../oauth/notes-scopes.js';
 
-/** The scope each known tool needs (spec "Tools"): the agent's default request, least privilege. */
+/** The scope each known tool needs (docs/protocol.md#tools): the agent's default request, least privilege. */
 const TOOL_SCOPES: ReadonlyMap<string, string> = new Map([
   ['notes.search', NOTES_READ_SCOPE],
   ['notes.write', NOTES_WRITE_SCOPE],

@@ -24,7 +24,7 @@ export interface AuditEvent {
 export type AuditSink = (line: string) => void;
 
 /**
- * One JSON line per allow/deny decision, fields in the order decisions.md fixes.
+ * One JSON line per allow/deny decision, fields in the order docs/protocol.md#audit-lines fixes.
  * A sink failure is reported on stderr and never propagates: auditing must not
  * take the server down.
  */
@@ -107,7 +107,7 @@ export function fileSink(path: string): { sink: AuditSink; close: () => void } {
   };
 }
 
-/** A component's audit log (spec: every component): the `--audit-log` file, else stderr. */
+/** A component's audit log (docs/protocol.md#audit-lines): the `--audit-log` file, else stderr. */
 export function openAuditLog(path: string | undefined): { audit: AuditLog; close: () => void } {
   if (path === undefined) return { audit: new AuditLog(stderrSink()), close: () => undefined };
   const file = fileSink(path);

@@ -8,7 +8,7 @@ export const ACCESS_TOKEN_LIFETIME_S = 300;
 /** 128 random bits: unguessable and unique for all practical purposes. */
 export const ACCESS_TOKEN_JTI_BYTES = 16;
 
-/** The spec's access token claims (RFC 9068 §2.2), in the spec's order. */
+/** The access token claims (RFC 9068 §2.2), in the order of docs/protocol.md#access-token. */
 export interface AccessTokenClaims {
   readonly iss: string;
   readonly sub: string;
@@ -45,7 +45,7 @@ export function accessTokenClaims(grant: AccessTokenGrant): AccessTokenClaims {
 
 const encoder = new TextEncoder();
 
-/** RFC 9068 §2.1: typ at+jwt; the spec: alg ES256 and the kid of the signing key. */
+/** RFC 9068 §2.1: typ at+jwt; docs/protocol.md#access-token: alg ES256 and the kid of the signing key. */
 export function signAccessToken(key: AccessTokenSigningKey, claims: AccessTokenClaims): Promise<string> {
   return new CompactSign(encoder.encode(JSON.stringify(claims)))
     .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: key.kid })

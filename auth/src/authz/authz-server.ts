@@ -20,7 +20,7 @@ import type { TokenEndpointOptions } from './token-endpoint.js';
 import { TokenEndpoint } from './token-endpoint.js';
 import type { TokenResponse } from './token-response.js';
 
-/** decisions.md: a token request body over 64 KiB gets 413 invalid_request. */
+/** docs/protocol.md#token-request: a body over 64 KiB gets 413 invalid_request. */
 export const TOKEN_BODY_LIMIT_BYTES = 64 * 1024;
 /** Ours: a client that has not sent its whole request by then is cut off (slow-loris bound). */
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -28,9 +28,9 @@ const REQUEST_TIMEOUT_MS = 30_000;
 export interface AuthzOptions extends Omit<TokenEndpointOptions, 'signingKey' | 'replayCache'> {
   readonly host: string;
   readonly port: number;
-  /** Injected by tests and benchmarks; by default a fresh key (spec: generated at start). */
+  /** Injected by tests and benchmarks; by default a fresh key (docs/protocol.md#access-token). */
   readonly signingKey?: AccessTokenSigningKey;
-  /** Injected by tests and benchmarks; by default the spec's 10,000-entry cache on the same clock. */
+  /** Injected by tests and benchmarks; by default the 10,000-entry cache of docs/protocol.md#replay-modes on the same clock. */
   readonly replayCache?: ReplayCache;
 }
 

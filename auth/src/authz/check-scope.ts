@@ -4,7 +4,7 @@ import { quoted } from './audit-detail.js';
 
 /**
  * Spec row "scope present, well formed, subset of grant" → 400 invalid_scope. There is no default
- * scope (RFC 6749 §3.3 lets a server pick one; the spec does not). Returns the granted scope as the
+ * scope (RFC 6749 §3.3 lets a server pick one; docs/protocol.md#token-request does not). Returns the granted scope as the
  * token carries it: sorted, single spaces.
  */
 export function checkScope(scope: string | undefined, allowed: ReadonlySet<string>): string {

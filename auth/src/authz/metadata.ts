@@ -1,14 +1,14 @@
 import { SPIFFE_JWT_AUTH_METHOD } from '../oauth/spiffe-client-auth.js';
 import { SVID_ALGORITHMS } from '../spiffe/svid/algorithms.js';
 
-/** Where the token service serves its endpoints, on the issuer's origin (spec "Endpoints"). */
+/** Where the token service serves its endpoints, on the issuer's origin (docs/protocol.md#authorization-server-metadata). */
 export const TOKEN_PATH = '/token';
 export const JWKS_PATH = '/jwks.json';
 
 /**
- * RFC 8414 §2 metadata: the spec's five fields, plus (decisions.md) `response_types_supported: []`
+ * RFC 8414 §2 metadata (docs/protocol.md#authorization-server-metadata): five fields, plus `response_types_supported: []`
  * because RFC 8414 requires the member and there is no authorization endpoint, and the SVID
- * algorithms accepted for client authentication. decisions.md wins over RFC 8414 §3.2's "omit
+ * algorithms accepted for client authentication. The documented contract wins over RFC 8414 §3.2's "omit
  * claims with zero elements" for the empty array.
  */
 export function authorizationServerMetadata(issuer: string): Record<string, unknown> {

@@ -19,7 +19,7 @@ const FIRST: RecordResult = Object.freeze({ kind: 'first' });
 const FULL: RecordResult = Object.freeze({ kind: 'full' });
 
 /**
- * The seen-set of client assertions (spec "States and transitions"): in memory, per process. Every
+ * The seen-set of client assertions (docs/protocol.md#replay-modes): in memory, per process. Every
  * record first evicts the entries whose time has come, cheapest first from a min-heap, so the cost
  * is proportional to what expired, not to the cache size.
  */

@@ -1,7 +1,7 @@
 import type { CryptoKey, JWK } from 'jose';
 import { generateJwsKey } from '../shared/jws-key.js';
 
-/** The access-token signing key: P-256, generated in memory at start, replaced only by a restart (spec). */
+/** The access-token signing key: P-256, generated in memory at start, replaced only by a restart (docs/protocol.md#access-token). */
 export interface AccessTokenSigningKey {
   readonly kid: string;
   readonly privateKey: CryptoKey;

@@ -30,7 +30,7 @@ export interface IssuedTokenRecord {
   readonly svidUses?: number | null;
 }
 
-/** Allow line: the spec wants `svid_jti=<jti>` in the reason; the rest goes to extra fields. */
+/** Allow line: docs/protocol.md#audit-lines puts `svid_jti=<jti>` in the reason; the rest goes to extra fields. */
 export function auditAllow(audit: AuditLog, issued: IssuedTokenRecord): void {
   audit.record({
     component: AUDIT_COMPONENT,

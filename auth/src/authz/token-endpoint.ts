@@ -52,7 +52,7 @@ interface IssuedToken extends IssuedTokenRecord {
 }
 
 /**
- * POST /token: SPIFFE client authentication and the policy, as the spec's table lists them. Every
+ * POST /token: SPIFFE client authentication and the policy, as docs/protocol.md#client-authentication lists them. Every
  * request ends in exactly one audit line; any refusal is a TokenEndpointError with a fixed
  * description, and anything unexpected becomes a 500 whose detail only the audit line sees.
  */
@@ -88,7 +88,7 @@ export class TokenEndpoint {
     return tokenFailure(error, this.#challenge);
   }
 
-  /** The spec's "Client authentication at the token endpoint" table, one row per line, in order. */
+  /** The table of docs/protocol.md#client-authentication, one row per line, in order. */
   async #authorize(form: FormParameters, trace: RequestTrace): Promise<IssuedToken> {
     const { issuer, policy, bundles, replayMode, replayCache, maxSvidLifetimeS } = this.#options;
     checkGrantType(form);

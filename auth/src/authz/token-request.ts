@@ -8,7 +8,7 @@ import { quoted } from './audit-detail.js';
 /** Parameter name → its values in arrival order. Empty values are already dropped. */
 export type FormParameters = ReadonlyMap<string, readonly string[]>;
 
-/** The parameters the spec names, each at most once (after rejectRepeatedParameters). */
+/** The parameters of docs/protocol.md#token-request, each at most once (after rejectRepeatedParameters). */
 export interface TokenRequest {
   readonly clientAssertion: string | undefined;
   readonly clientId: string | undefined;

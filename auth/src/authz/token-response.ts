@@ -9,10 +9,10 @@ export interface TokenResponse {
   readonly body: Readonly<Record<string, unknown>>;
 }
 
-/** RFC 6749 §5.1/§5.2 and decisions.md: every token response, success or error, is not to be cached. */
+/** RFC 6749 §5.1/§5.2 and docs/protocol.md#token-response: every token response, success or error, is not to be cached. */
 const NO_STORE: OutgoingHttpHeaders = Object.freeze({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
 
-/** decisions.md: `{access_token, token_type: "Bearer", expires_in: 300, scope}`. */
+/** docs/protocol.md#token-response: `{access_token, token_type: "Bearer", expires_in: 300, scope}`. */
 export function tokenSuccess(accessToken: string, scope: string): TokenResponse {
   return {
     status: 200,
@@ -22,7 +22,7 @@ export function tokenSuccess(accessToken: string, scope: string): TokenResponse 
 }
 
 /**
- * decisions.md: `{error, error_description}` with the fixed description. A 401 names the
+ * docs/protocol.md#token-response: `{error, error_description}` with the fixed description. A 401 names the
  * authentication scheme in WWW-Authenticate (`challenge`, see `clientAuthChallenge`).
  */
 export function tokenFailure(error: ProtocolError, challenge: string): TokenResponse {

@@ -17,7 +17,7 @@ import { DEFAULT_MAX_SVID_LIFETIME_S } from '../authz/check-svid-lifetime.js';
 import { loadPolicyFile } from '../policy/policy-file.js';
 import { openBundleSource } from './bundle-source-option.js';
 
-/** Ours: a day, as the identity provider's TTL bound; the spec's default (300 s) is SPIRE's JWT-SVID TTL. */
+/** Ours: a day, as the identity provider's TTL bound; the default (300 s, docs/protocol.md#limits) is SPIRE's JWT-SVID TTL. */
 const MAX_SVID_LIFETIME_LIMIT_S = 86_400;
 
 const options = {

@@ -8,7 +8,7 @@ import { WorkloadApiClient } from '../spiffe/workload-api/client.js';
 import { runWrapper } from '../stdio-wrapper/run-wrapper.js';
 import { parseTokenFlags, tokenRequestOptions, tokenTargetOptions } from './token-options.js';
 
-/** Ours: replace the token once two minutes (of the spec's five) are left; retries then have two minutes. */
+/** Ours: replace the token once two minutes (of the five of docs/protocol.md#access-token) are left; retries then have two minutes. */
 export const WRAPPER_REFRESH_MARGIN_MS = 120_000;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const MAX_GRACE_PERIOD_S = 3_600;

@@ -4,7 +4,7 @@ import { IssuerAllowlist, requireIdentifier } from '../agent/issuer-allowlist.js
 import type { WorkloadApiAddress } from '../spiffe/workload-api/address.js';
 import { resolveWorkloadApiAddress } from '../spiffe/workload-api/address.js';
 
-/** The options `notegate agent` and `mcp-svid-stdio` share: which token, from where (decisions.md, agent). */
+/** The options `notegate agent` and `mcp-svid-stdio` share: which token, from where (docs/protocol.md#agent-notegate-agent). */
 export const tokenTargetOptions = {
   resource: {
     type: 'string',

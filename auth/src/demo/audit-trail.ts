@@ -1,7 +1,7 @@
 import { open, stat } from 'node:fs/promises';
 import { isRecord } from '@notegate/kit';
 
-/** One audit line as read back: the six fixed fields (decisions.md order) and the raw line. */
+/** One audit line as read back: the six fixed fields (in the order of docs/protocol.md#audit-lines) and the raw line. */
 export interface AuditEntry {
   readonly timestamp: string;
   readonly component: string;

@@ -43,7 +43,7 @@ export function untilOutput<T>(
   });
 }
 
-/** The URL of a server's `listening on <url>` line (decisions.md: exactly one such line on stdout). */
+/** The URL of a server's `listening on <url>` line (docs/protocol.md#overview: exactly one such line on stdout). */
 export function listeningUrl(output: ChildOutput): string | undefined {
   return /^listening on (\S+)\n/m.exec(output.stdout)?.[1];
 }

@@ -16,7 +16,7 @@ const START_TIMEOUT_MS = 15_000;
 const START_ATTEMPTS = 3;
 
 /**
- * Replay mode of the demo's authz: `reject`, the spec's default. The development identity provider
+ * Replay mode of the demo's authz: `reject`, the default. The development identity provider
  * signs a fresh SVID with a new jti on every FetchJWTSVID, so one-time use holds here; the SPIRE
  * deployment (deploy/spire) needs allow-reuse-within-lifetime because the SPIRE agent caches SVIDs.
  */

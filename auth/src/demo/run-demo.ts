@@ -23,7 +23,7 @@ import { stolenToken } from './scenarios/stolen-token.js';
 import { untrustedIssuer } from './scenarios/untrusted-issuer.js';
 import { DemoSession } from './session.js';
 
-/** The four scenarios of issue 6, in order (scenario 4 relies on the SVIDs the others minted). */
+/** The four scenarios of docs/demo.md, in order (scenario 4 relies on the SVIDs the others minted). */
 export const SCENARIOS: readonly Scenario[] = [allowed, insufficientScope, stolenToken, untrustedIssuer];
 
 export interface DemoOptions {

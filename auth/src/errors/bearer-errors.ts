@@ -9,7 +9,7 @@ const invalidToken = (description: string): McpErrorSpec => ({
 });
 
 /**
- * Bearer authentication at the MCP server, in the order of the spec's table
+ * Bearer authentication at the MCP server, in the order of docs/protocol.md#bearer-checks
  * (RFC 6750 §3.1 codes; RFC 9068 §4 validation).
  */
 export const BEARER_ERRORS = {

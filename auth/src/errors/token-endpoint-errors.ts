@@ -6,7 +6,7 @@ const invalidRequest = (description: string) =>
   ({ protocolCode: 'invalid_request', status: 400, description }) as const;
 
 /**
- * Every refusal of the token endpoint (`notegate authz`), in the order of the spec's table
+ * Every refusal of the token endpoint (`notegate authz`), in the order of the table
  * "Client authentication at the token endpoint". Descriptions are fixed (RFC 6749 §5.2 charset) and
  * never echo input; what was wrong goes to the audit detail only.
  */

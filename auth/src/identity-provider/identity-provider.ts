@@ -39,7 +39,7 @@ export const DEFAULT_SVID_TTL_S = 300;
 const SHUTDOWN_GRACE_MS = 1_000;
 
 /**
- * The development SPIFFE identity provider (decisions.md): the real Workload API over one unix socket
+ * The development SPIFFE identity provider (docs/protocol.md#development-identity-provider-notegate-identity-provider): the real Workload API over one unix socket
  * per registered workload. Connecting to a socket is the attestation.
  */
 export class DevelopmentIdentityProvider {

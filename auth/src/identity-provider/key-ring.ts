@@ -17,7 +17,7 @@ interface HeldKey {
 
 /**
  * The provider's signing keys: one current key, plus retired keys kept in the bundle until the
- * last SVID each one signed has expired (decisions.md: SIGHUP rotation keeps old SVIDs verifiable).
+ * last SVID each one signed has expired (docs/protocol.md#development-identity-provider-notegate-identity-provider).
  */
 export class SigningKeyRing {
   private current: HeldKey;

@@ -1,3 +1,3 @@
-/** The scopes of the notes tools (spec "Tools"); a module of its own so clients need not load the tools. */
+/** The scopes of the notes tools (docs/protocol.md#tools); a module of its own so clients need not load the tools. */
 export const NOTES_READ_SCOPE = 'notes:read';
 export const NOTES_WRITE_SCOPE = 'notes:write';

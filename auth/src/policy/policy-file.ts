@@ -23,7 +23,7 @@ export async function loadPolicyFile(path: string): Promise<Policy> {
 }
 
 /**
- * decisions.md "Policy file": unknown keys, a SPIFFE ID outside trust_domain or malformed, a
+ * docs/protocol.md#policy-file: unknown keys, a SPIFFE ID outside trust_domain or malformed, a
  * duplicate spiffe_id, a resource that is not an absolute http(s) URI or carries a fragment, and a
  * scope that is not an RFC 6749 scope-token are errors naming the entry (`grants[1].resources[0].scopes[2]`).
  */

@@ -159,7 +159,7 @@ function describeFailure(err: unknown): string {
   return err instanceof AgentError ? err.message : describeThrown(err);
 }
 
-/** spec residual risks: a token in the environment is visible to whoever can read it, and never refreshed. */
+/** docs/security.md#residual-risks: a token in the environment is visible to whoever can read it, and never refreshed. */
 function exportWarning(variable: string, token: AccessToken, fileVariable: string): string {
   return (
     `warning: --export-token-env ${variable} puts the access token in the child's environment, where other ` +

@@ -4,7 +4,7 @@ import { SVID_ALGORITHMS } from '../../src/spiffe/svid/algorithms.js';
 import { ISSUER, startHarness } from '../support/authz-fixtures.js';
 
 describe('authz HTTP endpoints', () => {
-  it('serves RFC 8414 metadata: the spec fields plus response_types_supported and the SVID algorithms', async (t) => {
+  it('serves RFC 8414 metadata: the five fields plus response_types_supported and the SVID algorithms', async (t) => {
     const h = await startHarness(t);
     const res = await fetch(new URL('/.well-known/oauth-authorization-server', h.authz.url));
     assert.equal(res.status, 200);

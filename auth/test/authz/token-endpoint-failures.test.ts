@@ -11,7 +11,7 @@ import { bundleWith, rawToken, SUBJECT, signToken, testKey } from '../support/sv
 type AuditIdentity = 'null' | 'unverified' | 'verified';
 
 interface FailureRow {
-  /** The spec's table row (or "request" for the checks that come before the table). */
+  /** The row of docs/protocol.md#client-authentication (or "request" for the checks that come before the table). */
   readonly row: string;
   readonly name: string;
   readonly code: TokenEndpointErrorCode;
@@ -248,7 +248,7 @@ const ROWS: readonly FailureRow[] = [
   },
   {
     row: 'alg',
-    name: 'alg PS512 (not in the spec list)',
+    name: 'alg PS512 (not in the allowlist)',
     code: 'ERR_SVID_ALGORITHM',
     identity: 'unverified',
     request: withToken((h) => rawToken({ alg: 'PS512', kid: h.key.kid }, h.claims())),
@@ -545,7 +545,7 @@ async function send(h: AuthzHarness, row: FailureRow): Promise<Response> {
   return fetch(new URL('/token', h.authz.url), { method: 'POST', headers, body: request.body });
 }
 
-describe('POST /token refusals, one per row of the spec table', () => {
+describe('POST /token refusals, one per row of the client-authentication table', () => {
   for (const row of ROWS) {
     const expected = TOKEN_ENDPOINT_ERRORS[row.code];
     it(`[${row.row}] refuses ${row.name} with ${expected.status} ${expected.protocolCode}`, async (t) => {

@@ -28,7 +28,7 @@ async function verifyAccessToken(h: AuthzHarness, token: unknown, audience: stri
 }
 
 describe('POST /token issues', () => {
-  it('an audience-bound ES256 access token exactly as the spec table describes it', async (t) => {
+  it('an audience-bound ES256 access token exactly as docs/protocol.md#access-token describes it', async (t) => {
     const h = await startHarness(t);
     const jti = 'svid-jti-1';
     const { res, body } = await issue(h, h.form(await h.svid({ jti }), { scope: 'notes:write notes:read' }));

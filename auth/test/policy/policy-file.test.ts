@@ -23,7 +23,7 @@ const variant = (from: string, to: string) => {
 };
 
 describe('parsePolicy', () => {
-  it('reads the decisions.md example', () => {
+  it('reads the example of docs/protocol.md#policy-file', () => {
     const policy = parsePolicy(EXAMPLE, 'policy.yaml');
     assert.equal(policy.trustDomain, 'example.org');
     const grant = policy.grantFor('spiffe://example.org/agent');

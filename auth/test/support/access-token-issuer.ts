@@ -25,7 +25,7 @@ export interface SignOptions {
 /**
  * A stand-in authorization server for tests and benchmarks: P-256 keys, the
  * key set served over real loopback HTTP (counting fetches, with an outage
- * switch), and access tokens in the spec's format signed with jose.
+ * switch), and access tokens in the format of docs/protocol.md#access-token signed with jose.
  */
 export class TestAccessTokenIssuer {
   readonly issuer: string;

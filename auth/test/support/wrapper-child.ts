@@ -15,7 +15,11 @@ const facts = {
   exported: process.env.MCP_ACCESS_TOKEN ?? null,
   pid: process.pid,
 };
-const write = (extra) => fs.writeFileSync(record, JSON.stringify({ ...facts, ...extra }));
+// Written whole, then renamed: the test reads the record while the child runs and must never see half of it.
+const write = (extra) => {
+  fs.writeFileSync(record + '.tmp', JSON.stringify({ ...facts, ...extra }));
+  fs.renameSync(record + '.tmp', record);
+};
 if (mode === 'exit') { write({}); process.exit(Number(code)); }
 if (mode === 'crash') { write({}); process.kill(process.pid, 'SIGKILL'); }
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {

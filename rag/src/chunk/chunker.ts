@@ -20,7 +20,7 @@ interface Unit {
 }
 
 /**
- * Heading-aware chunking (rag-lessons.md §15): sections are kept whole when
+ * Heading-aware chunking (docs/retrieval.md#chunking): sections are kept whole when
  * they fit, small sections merge with the next, code fences are never split
  * unless one alone exceeds the model window. A chunk's text is the verbatim
  * source lines of its range; frontmatter is never part of it.

@@ -14,7 +14,7 @@ const CLOSE = /^(?:---|\.\.\.)[ \t]*$/;
 /**
  * Finds a YAML frontmatter block (first line `---`, closed by `---` or `...`)
  * and reads title, aliases and tags from it. The block is never embedded
- * (rag-lessons.md §16); YAML that does not parse still counts as frontmatter.
+ * (docs/retrieval.md#chunking); YAML that does not parse still counts as frontmatter.
  */
 export function parseFrontmatter(lines: readonly string[]): Frontmatter {
   const none: Frontmatter = { title: undefined, aliases: [], tags: [], lineCount: 0 };

@@ -7,7 +7,7 @@ export const CHUNKER_VERSION = 1;
 
 /**
  * Chunks aim at three quarters of the window (e5: 384 of 512 tokens, the
- * ~350–400 rag-lessons.md §15 recommends; MiniLM: 192 of 256) and may grow to
+ * ~350–400 docs/retrieval.md#chunking explains; MiniLM: 192 of 256) and may grow to
  * the whole window to keep a section or code fence whole. Only sections under
  * an eighth of the target (a line or two) merge with the next one, so most
  * chunks keep the heading they were written under.

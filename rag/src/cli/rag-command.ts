@@ -7,7 +7,7 @@ export interface RagCommandDeps {
   readonly cwd?: string;
 }
 
-/** `--config`, shared by every subcommand (retrieval-layer.md: default rag/vaults.json under the repository root). */
+/** `--config`, shared by every subcommand (default rag/vaults.json under the repository root, docs/retrieval.md#config). */
 export const CONFIG_OPTION = {
   type: 'string',
   valueName: 'PATH',

@@ -10,7 +10,7 @@ export interface ServerAddress {
 }
 
 /**
- * retrieval-layer.md server settings: `--port`, then NOTEGATE_SERVER_PORT,
+ * docs/retrieval.md#search-api: `--port`, then NOTEGATE_SERVER_PORT,
  * then 8765; `--host`, then NOTEGATE_SERVER_HOST, then 127.0.0.1. A port that
  * does not parse is a start-up error naming where it came from, never a
  * fallback to the next source.

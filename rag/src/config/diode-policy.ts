@@ -7,7 +7,7 @@ export function isInside(child: string, parent: string): boolean {
 }
 
 /**
- * decisions.md (Retrieval): the macOS iCloud Drive container
+ * docs/retrieval.md#diode-policy: the macOS iCloud Drive container
  * `~/Library/Mobile Documents` (which holds the notes-app vaults) and its
  * `~/Library/CloudStorage/iCloud*` views are always refused. Compared without
  * case, because the macOS file system ignores it.
@@ -38,7 +38,7 @@ export type DiodeVerdict =
   | { readonly allowed: false; readonly reason: 'personal_cloud' | 'outside_allowed_roots'; readonly message: string };
 
 /**
- * retrieval-layer.md (the diode policy): a path must lie under an allowed root
+ * docs/retrieval.md#diode-policy: a path must lie under an allowed root
  * and never inside the personal cloud drive. `paths` are the path as written
  * and its real path; every one must pass.
  */

@@ -24,7 +24,7 @@ export interface EnvironmentSources {
   readonly homeDir: string;
 }
 
-/** retrieval-layer.md: `.env` in the working directory is loaded; real environment variables win. */
+/** docs/retrieval.md#search-api: `.env` in the working directory is loaded; real environment variables win. */
 export function loadEnvironment(sources: EnvironmentSources): RagEnvironment {
   const dotEnvFile = path.join(sources.cwd, '.env');
   const fromFile = existsSync(dotEnvFile) ? parseEnv(readFileSync(dotEnvFile, 'utf8')) : {};

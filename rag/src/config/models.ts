@@ -1,8 +1,7 @@
 /**
- * The embedding models the config may name (decisions.md, Retrieval). Each is
+ * The embedding models the config may name (docs/retrieval.md#config). Each is
  * the quantized ONNX conversion published under `Xenova/<name>`; the hashes
- * are the upstream files' SHA-256 (shared/models-standin/README.md,
- * facts/models.md §2). A file without a known hash is never downloaded.
+ * are the upstream files' SHA-256 (docs/retrieval.md#model-cache). A file without a known hash is never downloaded.
  */
 export interface ModelFile {
   /** Path inside the model folder, `/`-separated. */
@@ -19,7 +18,7 @@ export interface ModelSpec {
   readonly dimension: number;
   /** The model's input window in tokens, special tokens and prefix included. */
   readonly windowTokens: number;
-  /** Prefixes the model was trained with (retrieval-layer.md, behaviour rule 1). */
+  /** Prefixes the model was trained with (docs/retrieval.md#search-api). */
   readonly passagePrefix: string;
   readonly queryPrefix: string;
   readonly files: readonly ModelFile[];
@@ -30,7 +29,7 @@ export const MODEL_WEIGHTS_FILE = 'onnx/model_quantized.onnx';
 
 const E5_PREFIXES = { passagePrefix: 'passage: ', queryPrefix: 'query: ' } as const;
 
-/** The four files transformers.js reads (facts/models.md §3), with their SHA-256 where known. */
+/** The four files transformers.js reads (docs/retrieval.md#model-cache), with their SHA-256 where known. */
 function modelFiles(sha256?: {
   config: string;
   tokenizer: string;
@@ -65,7 +64,7 @@ export const MODELS: readonly ModelSpec[] = [
     hubRepo: 'Xenova/all-MiniLM-L6-v2',
     revision: 'main',
     dimension: 384,
-    // Trained on 256 word pieces, although its tokenizer_config says 512 (facts/models.md §3).
+    // Trained on 256 word pieces, although its tokenizer_config says 512 (docs/retrieval.md#model-cache).
     windowTokens: 256,
     passagePrefix: '',
     queryPrefix: '',

@@ -1,6 +1,6 @@
 import { DEFAULT_MODEL_ID, findModel, type ModelSpec, modelWhitelist } from './models.js';
 
-/** decisions.md (Retrieval): vault ids. */
+/** docs/retrieval.md#config: vault ids. */
 export const VAULT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 export const DEFAULT_INDEX_PATH = '.notegate/index.sqlite';
 

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 /**
- * decisions.md (Retrieval): the repository root is the nearest ancestor holding
+ * docs/retrieval.md#config: the repository root is the nearest ancestor holding
  * `.git` (directory or file); if none, the nearest holding a `package.json`
  * that declares `workspaces`; failing both, `fallback`.
  */

@@ -20,7 +20,7 @@ export function hubFileUrl(hubUrl: URL, model: ModelSpec, file: ModelFile): URL 
   return new URL(`${model.hubRepo}/resolve/${model.revision}/${file.path}`, base);
 }
 
-/** decisions.md: with no network, the error says exactly which files to place where. */
+/** docs/retrieval.md#model-cache: with no network, the error says exactly which files to place where. */
 export function placeFilesMessage(
   cacheDir: string,
   model: ModelSpec,

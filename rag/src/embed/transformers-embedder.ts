@@ -5,7 +5,7 @@ import { type Embedder, SPECIAL_TOKENS_PER_INPUT } from './embedder.js';
 import { modelDir } from './model-files.js';
 
 export interface TransformersEmbedderOptions {
-  /** ONNX Runtime intra-op threads; 1 was ~35% faster than 2 on 2-core machines (facts/models.md §4). */
+  /** ONNX Runtime intra-op threads; 1 was ~35% faster than 2 on 2-core machines (docs/retrieval.md#embedding). */
   readonly intraOpThreads?: number;
 }
 
@@ -73,7 +73,7 @@ export async function loadPretrained(
 ): Promise<{ readonly tokenizer: PreTrainedTokenizer; readonly onnx: PreTrainedModel }> {
   // Imported on first use: a run with nothing to embed (the common case) never pays for loading ONNX Runtime.
   const { AutoModel, AutoTokenizer, env } = await import('@huggingface/transformers');
-  // facts/models.md §3: no remote fetches, and no cache written into node_modules.
+  // docs/retrieval.md#model-cache: no remote fetches, and no cache written into node_modules.
   env.allowRemoteModels = false;
   env.allowLocalModels = true;
   env.useFSCache = false;

@@ -1,7 +1,7 @@
 /**
  * The search API's errors: a stable `error` code, its HTTP status, and for
  * server failures a fixed message (the detail goes to the server log only).
- * Body on the wire: `{ "error": code, "message": text }` (decisions.md).
+ * Body on the wire: `{ "error": code, "message": text }` (docs/retrieval.md#post-search).
  */
 export const API_ERRORS = {
   invalid_json: { status: 400, message: 'the request body must be a JSON object' },

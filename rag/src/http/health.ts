@@ -13,8 +13,8 @@ export interface HealthInputs {
 }
 
 /**
- * GET /health: `{status, model, files, chunks}` (retrieval-layer.md) and what
- * a user needs to trust it (rag-lessons.md §22): model readiness, the index's
+ * GET /health: `{status, model, files, chunks}` (docs/retrieval.md#get-health) and what
+ * a user needs to trust it (docs/retrieval.md#get-health): model readiness, the index's
  * freshness and completeness, tokenizer, vector backend, per-vault counts.
  * `status` is `ok` only when both the model and a complete index are ready.
  */

@@ -2,7 +2,7 @@ import { localhostAllowedHostnames, validateHostHeader, validateOriginHeader } f
 import type { ApiErrorCode } from './api-errors.js';
 
 /**
- * rag-lessons.md §20: binding to loopback does not stop DNS rebinding from a
+ * docs/retrieval.md#serving: binding to loopback does not stop DNS rebinding from a
  * browser tab. A request must name this server in `Host` by a loopback name
  * or by the address it is bound to, and a browser `Origin`, when present,
  * must be a loopback origin. The parsing is the MCP SDK's.

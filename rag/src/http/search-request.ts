@@ -11,17 +11,17 @@ export interface SearchRequest {
   readonly mmrLambda: number;
 }
 
-/** retrieval-layer.md Limits: top is an integer 1 to 50, default 8. */
+/** docs/retrieval.md#post-search: top is an integer 1 to 50, default 8. */
 export const TOP_MIN = 1;
 export const TOP_MAX = 50;
-/** Defaults and their reasons: README, Retrieval › Search API. */
+/** Defaults and their reasons: docs/retrieval.md#post-search. */
 export const SEARCH_DEFAULTS = { top: 8, hybrid: true, mmr: false, mmrLambda: 0.7 } as const;
 
 const FIELDS = ['query', 'top', 'vaults', 'namespaces', 'hybrid', 'mmr', 'mmr_lambda'] as const;
 
 /**
- * Checks a parsed JSON body against the retrieval-layer.md table. Unknown
- * fields are refused by name (rag-lessons.md §21), as are vault ids the
+ * Checks a parsed JSON body against the table of docs/retrieval.md#post-search. Unknown
+ * fields are refused by name (docs/retrieval.md#post-search), as are vault ids the
  * config does not declare.
  */
 export function parseSearchRequest(body: unknown, knownVaults: readonly string[]): SearchRequest {

@@ -17,7 +17,7 @@ import { healthBody } from './health.js';
 import { allowedHostnames, screenRequest } from './request-screen.js';
 import { parseSearchRequest } from './search-request.js';
 
-/** decisions.md (Retrieval): request bodies over 64 KiB get 413. */
+/** docs/retrieval.md#post-search: request bodies over 64 KiB get 413. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
 export interface SearchServerDeps {
@@ -116,7 +116,7 @@ function parseJson(raw: Buffer): unknown {
   }
 }
 
-/** decisions.md hit fields, plus the component ranks (rag-lessons.md §6). */
+/** The hit fields of docs/retrieval.md#post-search, with the component ranks. */
 function hitJson(hit: SearchHit): Record<string, unknown> {
   return {
     vault: hit.vault,

@@ -17,7 +17,7 @@ export interface PipelineHooks<T> {
 /**
  * Embeds the chunks of several files together, in batches of similar length,
  * then commits each file once all its vectors exist. Nothing is written while
- * the model runs (rag-lessons.md §17), and a file whose embedding fails is
+ * the model runs (docs/retrieval.md#index-runs), and a file whose embedding fails is
  * reported without touching what the index holds for it.
  */
 export class EmbedPipeline<T> {

@@ -18,7 +18,7 @@ export interface FingerprintInputs {
   readonly breadcrumb: string;
 }
 
-/** rag-lessons.md §11: everything that changes a stored vector. */
+/** docs/retrieval.md#index-runs: everything that changes a stored vector. */
 export function fingerprintInputsOf(
   model: ModelSpec,
   modelFiles: Readonly<Record<string, string>>,

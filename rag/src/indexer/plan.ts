@@ -20,7 +20,7 @@ export interface VaultPlan {
 }
 
 /**
- * rag-lessons.md §10: (mtime, size) is the fast path, the content hash is the
+ * docs/retrieval.md#index-runs: (mtime, size) is the fast path, the content hash is the
  * truth, and the fingerprint decides whether stored vectors still count.
  */
 export function planVault(

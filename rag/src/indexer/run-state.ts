@@ -164,7 +164,7 @@ export class RunState {
     this.done(candidate, 'skipped');
   }
 
-  /** The index keeps what it had for the file (retrieval-layer.md: previous state kept). */
+  /** The index keeps what it had for the file (docs/retrieval.md#index-runs). */
   private fileFailed(candidate: Candidate, error: string): void {
     this.failed.push({ vault: candidate.file.vault, path: candidate.file.path, error });
     this.done(candidate, 'failed');

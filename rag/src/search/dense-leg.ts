@@ -4,7 +4,7 @@ import type { RowRange, VectorSearch } from '../vectors/vector-scan.js';
 /**
  * The vector leg: exact top-`count` by cosine similarity among the rows that
  * pass the filter. The filter is applied before the cut because the scan only
- * visits the filter's row ranges (rag-lessons.md §1).
+ * visits the filter's row ranges (docs/retrieval.md#filters).
  */
 export function denseLeg(
   vectors: VectorSearch,

@@ -1,12 +1,12 @@
 /**
  * Builds FTS5 MATCH expressions from user text that can never be an FTS5
- * syntax error (rag-lessons.md §13): every piece of user text ends up inside
+ * syntax error (docs/retrieval.md#lexical-leg): every piece of user text ends up inside
  * a double-quoted FTS5 string with `"` doubled, so operators (`AND`, `OR`,
  * `NOT`, `NEAR`), column filters (`:`), prefixes (`*`), initial-token markers
  * (`^`), parentheses and hyphens are plain text.
  */
 
-/** retrieval-layer.md behaviour rule 2: the whole query as one phrase (trigram) or an OR of its terms (unicode61). */
+/** docs/retrieval.md#lexical-leg: the whole query as one phrase (trigram) or an OR of its terms (unicode61). */
 export type LexicalStrategy = 'phrase' | 'or-terms';
 
 export type FtsQuery =

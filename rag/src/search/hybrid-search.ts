@@ -18,7 +18,7 @@ export interface SearchOptions {
 }
 
 export interface SearchHit extends HitRow {
-  /** Cosine similarity (dense only) or the fused RRF score (hybrid); see README. */
+  /** Cosine similarity (dense only) or the fused RRF score (hybrid); docs/retrieval.md#post-search. */
   readonly score: number;
   readonly denseRank: number | undefined;
   readonly lexicalRank: number | undefined;
@@ -29,7 +29,7 @@ export interface SearchResult {
   readonly lexicalPath: LexicalPath;
 }
 
-/** rag-lessons.md §5: each leg contributes its top max(4·top, 50) to fusion (and to the MMR pool). */
+/** docs/retrieval.md#fusion-and-mmr: each leg contributes its top max(4·top, 50) to fusion (and to the MMR pool). */
 export function candidatePoolSize(top: number): number {
   return Math.max(4 * top, 50);
 }

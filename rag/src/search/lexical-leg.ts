@@ -58,7 +58,7 @@ export function ftsQueryOptions(
 }
 
 /**
- * The BM25 leg, filters applied before the top-`count` cut (rag-lessons.md §1).
+ * The BM25 leg, filters applied before the top-`count` cut (docs/retrieval.md#filters).
  *
  * Cost is bounded without ranking the whole table: matches are enumerated in
  * rowid order up to MATCH_CAP + 1. Up to the cap that is every match, ranked

@@ -1,5 +1,5 @@
 /**
- * Maximal marginal relevance (Carbonell & Goldstein 1998; rag-lessons.md §8):
+ * Maximal marginal relevance (Carbonell & Goldstein 1998; docs/retrieval.md#fusion-and-mmr):
  * repeatedly picks argmax λ·rel(d) − (1−λ)·max_{s∈S} sim(d, s). `relevance`
  * is min–max normalized to [0, 1] over the pool first, so that it is
  * commensurable with cosine similarity; λ = 1 keeps the relevance order.

@@ -1,4 +1,4 @@
-/** rag-lessons.md §5: reciprocal rank fusion with k = 60 and ranks counted from 1. */
+/** docs/retrieval.md#fusion-and-mmr: reciprocal rank fusion with k = 60 and ranks counted from 1. */
 export const RRF_K = 60;
 
 export interface FusedCandidate {

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { RagError } from '../errors/rag-error.js';
 import { asRow, num, text } from '../store/rows.js';
 
-/** What a search hit shows of a chunk and its file (decisions.md, Retrieval). */
+/** What a search hit shows of a chunk and its file (docs/retrieval.md#post-search). */
 export interface HitRow {
   readonly chunkId: number;
   readonly vault: string;

@@ -10,7 +10,7 @@ export interface IndexMeta {
   readonly schemaVersion: number;
   readonly modelId: string;
   readonly dimension: number;
-  /** The FTS5 tokenizer in use (retrieval-layer.md, behaviour rule 2). */
+  /** The FTS5 tokenizer in use (docs/retrieval.md#index-format). */
   readonly ftsTokenizer: FtsTokenizer;
   readonly vectorFormat: string;
   /** Fingerprint of everything that shapes vectors, as of the last finished run ('' before one). */

@@ -109,7 +109,7 @@ export class IndexStore {
       .map((row) => num(asRow(row), 'id'));
   }
 
-  /** Content unchanged: only the stored mtime and size move (rag-lessons.md §10). */
+  /** Content unchanged: only the stored mtime and size move (docs/retrieval.md#index-runs). */
   touchFiles(updates: readonly { id: number; mtimeMs: number; sizeBytes: number }[]): void {
     if (updates.length === 0) return;
     this.db

@@ -18,7 +18,7 @@ export interface OpenIndexOptions {
 /**
  * Creates, checks or (with `rebuild`) recreates the schema; runs inside the
  * opener's `BEGIN IMMEDIATE` so that the version check and the DDL are one
- * step (rag-lessons.md §18). Refuses a foreign database, another format
+ * step (docs/retrieval.md#index-format). Refuses a foreign database, another format
  * version, and an index built with another model or dimension.
  */
 export function prepareSchema(db: Database.Database, file: string, options: OpenIndexOptions): void {

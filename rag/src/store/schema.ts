@@ -75,7 +75,7 @@ END;`;
 }
 
 /**
- * Creates every table; call inside `BEGIN IMMEDIATE`. rag-lessons.md §12: the
+ * Creates every table; call inside `BEGIN IMMEDIATE`. docs/retrieval.md#index-format: the
  * trigram tokenizer is detected by trying it, never assumed.
  */
 export function createSchema(db: Database.Database, preferred: 'auto' | 'unicode61'): FtsTokenizer {

@@ -19,7 +19,7 @@ export function isHiddenName(name: string): boolean {
   return name.startsWith('.');
 }
 
-/** decisions.md: the namespace is the top-level folder, `""` at the vault root. */
+/** docs/retrieval.md#post-search: the namespace is the top-level folder, `""` at the vault root. */
 export function namespaceOf(relativePath: string): string {
   const slash = relativePath.indexOf('/');
   return slash === -1 ? '' : relativePath.slice(0, slash);

@@ -10,7 +10,7 @@ function problemsOf(value: unknown): readonly string[] {
 const vault = { id: 'handbook', path: 'demo/vaults/handbook' };
 
 describe('parseVaultsConfig', () => {
-  it('applies the defaults of decisions.md', () => {
+  it('applies the documented defaults', () => {
     const parsed = parseVaultsConfig({ vaults: [vault] });
     assert.ok(!('problems' in parsed));
     assert.equal(parsed.model.id, 'intfloat/multilingual-e5-small');

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { findRepositoryRoot } from '../../src/config/repo-root.js';
 import { tempDir } from '../../test-support/fixtures.js';
 
-describe('findRepositoryRoot (decisions.md)', () => {
+describe('findRepositoryRoot', () => {
   it('prefers the nearest ancestor holding .git, directory or file', (t) => {
     const base = tempDir(t);
     const worktree = path.join(base, 'outer', 'worktree');

@@ -6,7 +6,7 @@ import { buildFtsQuery, MAX_OR_TERMS } from '../../src/search/fts-query.js';
 const PHRASE = { strategy: 'phrase', minTermLength: 3 } as const;
 const TERMS = { strategy: 'or-terms', minTermLength: 1 } as const;
 
-/** Inputs that break naive MATCH strings (rag-lessons.md §13). */
+/** Inputs that break naive MATCH strings (docs/retrieval.md#lexical-leg). */
 const HOSTILE: readonly string[] = [
   'DEC-0054',
   '-leading hyphen',

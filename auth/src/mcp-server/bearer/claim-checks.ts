@@ -2,7 +2,7 @@ import { bearerError } from '../../errors/bearer-errors.js';
 import { parseScopeParameter } from '../../oauth/scope.js';
 import { clip } from '../../shared/clip.js';
 
-/** The claims of a verified access token (spec: "Access token" table), typed. */
+/** The claims of a verified access token (docs/protocol.md#access-token), typed. */
 export interface AccessTokenClaims {
   readonly iss: string;
   readonly sub: string;

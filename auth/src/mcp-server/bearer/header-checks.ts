@@ -3,7 +3,7 @@ import { clip } from '../../shared/clip.js';
 import type { PublicJwk } from '../keys/key-set-document.js';
 import type { TokenHeader } from './token-header.js';
 
-/** The only signature algorithm the access tokens use (spec: access token header). */
+/** The only signature algorithm the access tokens use (docs/protocol.md#access-token). */
 export const ACCESS_TOKEN_ALG = 'ES256';
 
 /** RFC 9068 §4: typ must be at+jwt (media type names compare case-insensitively, RFC 7515 §4.1.9). */

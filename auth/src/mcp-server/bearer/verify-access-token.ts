@@ -34,7 +34,7 @@ export interface VerificationWitness {
 export type AccessTokenVerifier = (token: string, witness?: VerificationWitness) => Promise<AccessTokenClaims>;
 
 /**
- * Bearer checks in the order of the spec's table; each step throws a typed
+ * Bearer checks in the order of docs/protocol.md#bearer-checks; each step throws a typed
  * ProtocolError from the bearer registry. The scope check is per tool and runs
  * after this (see checkToolScope).
  */

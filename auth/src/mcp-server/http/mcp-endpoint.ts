@@ -28,11 +28,11 @@ export interface McpEndpointOptions {
  * POST on the MCP endpoint, one decision per request:
  *   1. headers: Origin, declared size, Content-Type, Accept (no body read yet);
  *   2. body: at most 1 MiB, JSON, one JSON-RPC message, a tools/call names a tool;
- *   3. bearer token (the spec's table, in order);
+ *   3. bearer token (docs/protocol.md#bearer-checks, in order);
  *   4. tools/call: known tool, its scope granted, arguments valid;
  *   5. the SDK serves it with only the granted tools registered.
  * Screening runs before authentication so that every refusal of a readable
- * JSON-RPC request can echo its id (decisions.md), while the 1 MiB cap bounds
+ * JSON-RPC request can echo its id (docs/protocol.md#challenges-and-error-bodies), while the 1 MiB cap bounds
  * what an unauthenticated client can make us read and parse; a declared
  * oversize body is refused from its headers alone, so an unauthenticated
  * 2 MiB body gets 413, not 401.

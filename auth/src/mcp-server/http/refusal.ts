@@ -20,7 +20,7 @@ export interface RefusalContext {
 }
 
 /**
- * decisions.md "HTTP errors": 401/403 carry a Bearer challenge with
+ * docs/protocol.md#challenges-and-error-bodies: 401/403 carry a Bearer challenge with
  * resource_metadata; a token-less 401 has no error parameter (RFC 6750 §3.1)
  * but names the scope when known; a 403 names the scope the call needs. A
  * JSON-RPC request gets a JSON-RPC error echoing its id with data.error = the

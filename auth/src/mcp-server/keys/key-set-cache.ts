@@ -30,7 +30,7 @@ export interface KeySetCacheOptions {
  * refetched on every request: a fetch storm during an outage), and a failed
  * fetch is not distinguishable from a bad token without parsing messages. This
  * small cache keeps jose for what jose does (JWK import, JWS verification) and
- * owns the spec's policy: one fetch attempt, successful or not, per 10 s;
+ * owns the refetch rule of docs/protocol.md#bearer-checks: one fetch attempt, successful or not, per 10 s;
  * concurrent requests share one in-flight fetch; any fetch failure is
  * `jwks_unavailable` (fail closed).
  */

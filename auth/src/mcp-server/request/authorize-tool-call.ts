@@ -5,7 +5,7 @@ import { checkToolScope } from '../bearer/scope-check.js';
 import type { ScopedTool, ToolCatalog } from '../tools/tool-catalog.js';
 import type { ToolCall } from './rpc-message.js';
 
-/** An unknown tool has no declared scope: 400 invalid_request (spec, MCP server rule 3). */
+/** An unknown tool has no declared scope: 400 invalid_request (docs/protocol.md#challenges-and-error-bodies). */
 export function knownTool(catalog: ToolCatalog, call: ToolCall): ScopedTool {
   const tool = catalog.get(call.name);
   if (!tool) throw requestError('ERR_UNKNOWN_TOOL', `tool ${clip(call.name)}`);

@@ -7,7 +7,7 @@ import type { ToolRegistration } from './tool-catalog.js';
 
 export const MAX_BODY_BYTES = 256 * 1024;
 
-// decisions.md "MCP notes server": the two tools' input and output schemas.
+// docs/protocol.md#tools: the two tools' input and output schemas.
 const searchInput = z.strictObject({
   query: z.string().min(1).max(1000).describe('Words to look for in note titles and bodies'),
   limit: z.number().int().min(1).max(50).default(10).describe('Maximum number of results'),

@@ -22,7 +22,7 @@ const TOOL_NAME = /^[A-Za-z0-9._-]{1,128}$/;
 
 /**
  * The tools and their scopes, validated once at start-up: every tool has a
- * well-formed scope (spec: "Every registered tool must have a declared scope;
+ * well-formed scope (docs/protocol.md#tools: "Every tool declares its scope;
  * the server refuses to start otherwise") and a unique, valid name.
  */
 export class ToolCatalog {

@@ -1,6 +1,6 @@
 /**
- * The spec's JWT-SVID algorithm allowlist: JWT-SVID §2.1's list minus PS512, which the spec leaves
- * out (decisions.md: refused). No `none`, no HMAC.
+ * The JWT-SVID algorithm allowlist of docs/protocol.md#jwt-svid-details: JWT-SVID §2.1's list minus
+ * PS512, which is refused. No `none`, no HMAC.
  */
 export const SVID_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'PS256', 'PS384'] as const;
 export type SvidAlgorithm = (typeof SVID_ALGORITHMS)[number];

@@ -2,7 +2,7 @@ import { SvidError } from './svid-error.js';
 
 /**
  * The JWT-SVID standard's own claim rules (JWT-SVID §3.2, §3.3), for simple validators such as the
- * identity provider's ValidateJWTSVID. The token service applies the spec's stricter policy instead
+ * identity provider's ValidateJWTSVID. The token service applies the stricter rules of docs/protocol.md#client-authentication instead
  * (aud exactly the issuer, lifetime bound, jti, replay) as its own named steps after the signature.
  */
 

@@ -12,7 +12,7 @@ export interface SvidHeader {
 const ALLOWED_HEADER_PARAMETERS: ReadonlySet<string> = new Set(['alg', 'kid', 'typ']);
 
 /**
- * Header checks in the spec's order: algorithm allowlist first, then typ, then no foreign parameters
+ * Header checks in the order of docs/protocol.md#client-authentication: algorithm allowlist first, then typ, then no foreign parameters
  * (so `crit`, `jku`, `x5u`, `jwk`, `b64` can never steer verification), then a kid.
  */
 export function checkSvidHeader(header: Record<string, unknown>): SvidHeader {

@@ -16,7 +16,7 @@ export interface VerifyJwtSvidOptions {
   /** When given, `aud` must include it (JWT-SVID §3.2). */
   readonly audience?: string;
   readonly clock?: Clock;
-  /** Leeway on exp; default 30 s as the spec's token endpoint uses. */
+  /** Leeway on exp; default 30 s as the token endpoint uses (docs/protocol.md#limits). */
   readonly leewayS?: number;
 }
 

@@ -25,7 +25,7 @@ interface Row {
 
 const read = toolCall('notes.search', { query: 'anything' }, 7);
 
-// The spec's "Bearer authentication at the MCP server" table, row by row.
+// The table of docs/protocol.md#bearer-checks, row by row.
 const rows: Row[] = [
   {
     name: 'a request without a token gets a challenge with resource_metadata and no error',
@@ -184,7 +184,7 @@ const rows: Row[] = [
   },
 ];
 
-describe('bearer authentication at the MCP server (spec table, over HTTP)', () => {
+describe('bearer authentication at the MCP server (the bearer-checks table, over HTTP)', () => {
   for (const row of rows) {
     it(row.name, async (t) => {
       const fixture = await startNotesServer(t);
