@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ReplayCache } from '../../src/authz/replay-cache.js';
+import { ReplayCache } from '../../src/authz/replay/replay-cache.js';
 import { TOKEN_ENDPOINT_ERRORS } from '../../src/errors/token-endpoint-errors.js';
 import { startHarness } from '../support/authz-fixtures.js';
 import { ManualClock, START_MS } from '../support/manual-clock.js';
@@ -36,7 +36,7 @@ describe('replay, reject mode (default)', () => {
     assert.equal((await h.post(h.form(forged))).status, 401);
     assert.equal((await h.post(h.form(await h.svid({ jti: 'b', aud: 'http://elsewhere' })))).status, 401);
     assert.equal((await h.post(h.form(await h.svid({ jti: 'c', exp: h.clock.nowS + 900 })))).status, 401);
-    assert.equal(h.authz.replayCache.size, 0);
+    assert.equal(await h.authz.replayStore.liveEntries(), 0);
     for (const jti of ['a', 'b', 'c']) assert.equal((await h.post(h.form(await h.svid({ jti })))).status, 200);
   });
 
@@ -59,7 +59,7 @@ describe('replay, reject mode (default)', () => {
   it('answers 503 once 10,000 live entries are held, never evicting them, and recovers when they expire', async (t) => {
     const clock = new ManualClock();
     const cache = new ReplayCache({ clock: clock.now });
-    const h = await startHarness(t, { manualClock: clock, replayCache: cache });
+    const h = await startHarness(t, { manualClock: clock, replayStore: cache });
     // 9,999 real entries from earlier assertions of another workload, alive until exp + 30 s.
     for (let i = 0; i < 9_999; i++) cache.record(`spiffe://example.org/reader\njfill-${i}`, START_MS + 330_000);
     const last = h.form(await h.svid({ jti: 'ten-thousandth' }));
@@ -72,7 +72,7 @@ describe('replay, reject mode (default)', () => {
     assert.equal(full.headers.get('www-authenticate'), null);
     assert.deepEqual(await full.json(), {
       error: 'temporarily_unavailable',
-      error_description: TOKEN_ENDPOINT_ERRORS.ERR_REPLAY_CACHE_FULL.description,
+      error_description: TOKEN_ENDPOINT_ERRORS.ERR_REPLAY_STORE_FULL.description,
     });
     assert.match(String(h.lastAudit().reason), /^temporarily_unavailable: .*10000 live entries/);
     assert.equal(cache.size, 10_000);
@@ -120,7 +120,7 @@ describe('replay, allow-reuse-within-lifetime mode', () => {
     const h = await startHarness(t, {
       manualClock: clock,
       replayMode: 'allow-reuse-within-lifetime',
-      replayCache: cache,
+      replayStore: cache,
     });
     assert.equal((await h.post(h.form(await h.svid()))).status, 200);
     assert.equal((await h.post(h.form(await h.svid()))).status, 200);

@@ -1,0 +1,82 @@
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Registrar } from './cleanups.js';
+import { freePort } from './notes-server-fixture.js';
+
+const READY_TIMEOUT_MS = 10_000;
+
+/** A real redis-server (Debian's package) of one test: its own port, its own directory, no persistence. */
+export interface RedisServer {
+  readonly port: number;
+  /** `redis://127.0.0.1:<port>/0` */
+  readonly url: string;
+  /** Stops it (SIGKILL to its process group); its data is gone. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port, empty. */
+  restart(): Promise<void>;
+}
+
+/**
+ * Starts redis-server on a free loopback port with a temporary directory; the registrar stops it
+ * and removes the directory, also when the test fails or times out. `.ci/run` installs the package.
+ */
+export async function startRedisServer(t: Registrar): Promise<RedisServer> {
+  const port = await freePort();
+  const dir = await mkdtemp(join(tmpdir(), 'notegate-redis-'));
+  let child: ChildProcess | undefined = await spawnRedis(port, dir);
+  const stop = async () => {
+    const running = child;
+    child = undefined;
+    if (running?.pid === undefined || running.exitCode !== null) return;
+    const exited = new Promise((resolve) => running.once('exit', resolve));
+    process.kill(-running.pid, 'SIGKILL');
+    await exited;
+  };
+  t.after(async () => {
+    await stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}/0`,
+    stop,
+    restart: async () => {
+      await stop();
+      child = await spawnRedis(port, dir);
+    },
+  };
+}
+
+function spawnRedis(port: number, dir: string): Promise<ChildProcess> {
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'];
+  // Its own process group, so that a kill reaches it and nothing else.
+  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      reject(new Error(`redis-server did not get ready within ${READY_TIMEOUT_MS} ms: ${output}`));
+    }, READY_TIMEOUT_MS);
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      reject(new Error(`cannot start redis-server (Debian package redis-server; .ci/run installs it): ${err.message}`));
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`redis-server exited with ${code}: ${output}`));
+    });
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (!output.includes('Ready to accept connections')) return;
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      child.stdout?.removeAllListeners('data');
+      child.stdout?.resume();
+      child.stderr?.resume();
+      resolve(child);
+    });
+  });
+}
