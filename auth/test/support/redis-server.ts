@@ -17,6 +17,10 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** Starts it again on the same port, empty. */
   restart(): Promise<void>;
+  /** Freezes it (SIGSTOP): connections stay open, nothing is answered. */
+  pause(): void;
+  /** Thaws it (SIGCONT). */
+  resume(): void;
 }
 
 /**
@@ -47,7 +51,14 @@ export async function startRedisServer(t: Registrar): Promise<RedisServer> {
       await stop();
       child = await spawnRedis(port, dir);
     },
+    pause: () => signal(child, 'SIGSTOP'),
+    resume: () => signal(child, 'SIGCONT'),
   };
+}
+
+function signal(child: ChildProcess | undefined, name: NodeJS.Signals): void {
+  if (child?.pid === undefined) throw new Error('redis-server is not running');
+  process.kill(child.pid, name);
 }
 
 function spawnRedis(port: number, dir: string): Promise<ChildProcess> {

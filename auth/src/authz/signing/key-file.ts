@@ -1,12 +1,16 @@
 import type { JsonWebKey, KeyObject } from 'node:crypto';
-import { createPrivateKey, createPublicKey } from 'node:crypto';
+import { createECDH, createPrivateKey } from 'node:crypto';
 import { errorMessage } from '@notegate/kit';
 import { z } from 'zod';
 import type { AccessTokenSigningKey, SigningKeySet } from './signing-key.js';
 import { accessTokenSigningKey, signingKeySet } from './signing-key.js';
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
-const base64url = z.string().regex(BASE64URL, 'must be base64url without padding');
+/** RFC 7518 §6.2.1.2, §6.2.2.1: a P-256 coordinate or private key is exactly 32 bytes, base64url-encoded. */
+const coordinate = z
+  .string()
+  .regex(BASE64URL, 'must be base64url without padding')
+  .refine((value) => Buffer.from(value, 'base64url').length === 32, 'must encode exactly 32 bytes');
 
 /**
  * One private key of the file (RFC 7517 §4, RFC 7518 §6.2.2). Members we do not use are ignored,
@@ -15,9 +19,9 @@ const base64url = z.string().regex(BASE64URL, 'must be base64url without padding
 const PRIVATE_KEY = z.object({
   kty: z.literal('EC', { error: 'must be "EC"' }),
   crv: z.literal('P-256', { error: 'must be "P-256"' }),
-  x: base64url,
-  y: base64url,
-  d: base64url,
+  x: coordinate,
+  y: coordinate,
+  d: coordinate,
   kid: z
     .string({ error: 'is required: tokens name their key by kid' })
     .regex(/^[\x21-\x7e]{1,256}$/, 'must be 1 to 256 printable ASCII characters without spaces'),
@@ -65,15 +69,20 @@ export function parseSigningKeyFile(text: string): SigningKeySet {
 }
 
 function importEntry(entry: PrivateKeyEntry, index: number): AccessTokenSigningKey {
+  // node:crypto takes x and y as given: derive them from d, or a file put together wrongly would
+  // publish a key that verifies none of the tokens signed with it.
+  let point: Buffer;
   let privateKey: KeyObject;
   try {
+    const ecdh = createECDH('prime256v1');
+    ecdh.setPrivateKey(Buffer.from(entry.d, 'base64url'));
+    point = ecdh.getPublicKey();
     privateKey = createPrivateKey({ key: entry as JsonWebKey, format: 'jwk' });
   } catch (err) {
     throw new Error(`keys[${index}]: not a usable P-256 private key: ${errorMessage(err)}`);
   }
-  // The published key is derived from d; a file whose x and y say otherwise was put together wrongly.
-  const derived = createPublicKey(privateKey).export({ format: 'jwk' });
-  if (derived.x !== entry.x || derived.y !== entry.y) {
+  // An uncompressed point: 0x04, then X and Y of 32 bytes each (SEC 1 §2.3.3).
+  if (point.subarray(1, 33).toString('base64url') !== entry.x || point.subarray(33).toString('base64url') !== entry.y) {
     throw new Error(`keys[${index}]: x and y are not the public key of d`);
   }
   return accessTokenSigningKey(privateKey, entry.kid);
