@@ -6,7 +6,6 @@ import {
   closeServer,
   listen,
   matchRoute,
-  pathOf,
   readBody,
   sendJson,
   sendJsonAndClose,
@@ -71,11 +70,18 @@ function createAuthzServer(
     // RFC 8414 §3: the issuer's path goes after the well-known prefix.
     [authorizationServerMetadataUrl(issuer).pathname, { GET: (_req, res) => sendJson(res, 200, metadata) }],
     [JWKS_PATH, { GET: (_req, res) => sendJson(res, 200, signingKeys.current().jwks) }],
-    [TOKEN_PATH, { POST: (req, res) => handleTokenRequest(endpoint, req, res) }],
+    [
+      TOKEN_PATH,
+      {
+        POST: (req, res) => {
+          metrics?.timeResponse(res);
+          return handleTokenRequest(endpoint, req, res);
+        },
+      },
+    ],
   ]);
   const server = createServer((req, res) => {
     const route = matchRoute(routes, req.method, req.url);
-    metrics?.timeResponse(route.kind === 'not_found' ? 'unmatched' : pathOf(req.url), res);
     if (route.kind === 'not_found') {
       sendJson(res, 404, { error: 'not_found', error_description: 'There is no such endpoint.' });
     } else if (route.kind === 'method_not_allowed') {

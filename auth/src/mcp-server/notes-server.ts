@@ -82,12 +82,19 @@ export async function createNotesServer(config: NotesServerConfig): Promise<Note
   });
   const metadata = protectedResourceMetadata(identity, config.issuer, catalog.scopesSupported, config.name);
   const routes: RouteTable = new Map<string, Readonly<Record<string, Handler>>>([
-    [identity.endpointPath, { POST: endpoint.post }],
+    [
+      identity.endpointPath,
+      {
+        POST: (req, res) => {
+          config.metrics?.timeResponse(res);
+          return endpoint.post(req, res);
+        },
+      },
+    ],
     [identity.metadataPath, { GET: (_req, res) => sendJson(res, 200, metadata) }],
   ]);
   const server = createServer((req, res) => {
     const route = matchRoute(routes, req.method, req.url);
-    config.metrics?.timeResponse(route.kind === 'not_found' ? 'unmatched' : pathOf(req.url), res);
     if (route.kind === 'found') return void route.handler(req, res);
     if (route.kind === 'not_found')
       return sendJson(res, 404, { error: 'not_found', error_description: 'No such resource' });

@@ -15,10 +15,13 @@ export type ReloadedFile = 'policy' | 'signing_keys';
 
 /** The token service's metrics (docs/protocol.md#metrics): the common ones, the replay store and reloads. */
 export class AuthzMetrics extends ServiceMetrics {
+  constructor(options: { readonly processMetrics?: boolean } = {}) {
+    super({ ...options, timed: 'POST /token' });
+  }
+
   readonly #storeSeconds = new Histogram({
     name: 'notegate_replay_store_duration_seconds',
     help: 'Time of one replay store operation (recording an assertion), failures included.',
-    labelNames: ['store'],
     buckets: STORE_BUCKETS_S,
     registers: [this.registry],
   });
@@ -57,10 +60,9 @@ export class AuthzMetrics extends ServiceMetrics {
         }
       },
     });
-    const seconds = this.#storeSeconds.labels(labels);
     return {
       observe: (duration: number, failure: string | null): void => {
-        seconds.observe(duration);
+        this.#storeSeconds.observe(duration);
         if (failure !== null) this.#storeErrors.inc({ ...labels, failure });
       },
     };

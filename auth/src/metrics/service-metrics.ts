@@ -7,6 +7,13 @@ const REQUEST_BUCKETS_S = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
 /** Labels of the decision counter: who decided, allow or deny, and the stable reason code. */
 export type DecisionLabels = 'component' | 'decision' | 'reason';
 
+export interface ServiceMetricsOptions {
+  /** What the request histogram times: the server's main endpoint (`POST /token`, the MCP endpoint). */
+  readonly timed: string;
+  /** Also prom-client's process and Node.js runtime metrics (CPU, memory, event loop). */
+  readonly processMetrics?: boolean;
+}
+
 /**
  * The metrics every notegate server exposes (docs/protocol.md#metrics), in a registry of its own: a
  * process that runs several servers (the tests do) keeps their numbers apart. The decision counter
@@ -15,10 +22,9 @@ export type DecisionLabels = 'component' | 'decision' | 'reason';
 export class ServiceMetrics {
   readonly registry = new Registry();
   readonly #decisions: Counter<DecisionLabels>;
-  readonly #requestSeconds: Histogram<'route'>;
+  readonly #requestSeconds: Histogram;
 
-  /** `processMetrics`: also prom-client's process and Node.js runtime metrics (CPU, memory, event loop). */
-  constructor(options: { readonly processMetrics?: boolean } = {}) {
+  constructor(options: ServiceMetricsOptions) {
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
     this.#decisions = new Counter({
       name: 'notegate_decisions_total',
@@ -27,9 +33,8 @@ export class ServiceMetrics {
       registers: [this.registry],
     });
     this.#requestSeconds = new Histogram({
-      name: 'notegate_http_request_duration_seconds',
-      help: 'Time from request to the end of the response, by route (unmatched for 404s).',
-      labelNames: ['route'],
+      name: 'notegate_request_duration_seconds',
+      help: `Time from the request to the end of its response, for ${options.timed}.`,
       buckets: REQUEST_BUCKETS_S,
       registers: [this.registry],
     });
@@ -40,9 +45,9 @@ export class ServiceMetrics {
     this.#decisions.inc({ component, decision, reason });
   }
 
-  /** Times `res` from now until it is finished or aborted, under `route` (a route table path). */
-  timeResponse(route: string, res: ServerResponse): void {
-    const stop = this.#requestSeconds.startTimer({ route });
+  /** Times `res` from now until it is finished or aborted. */
+  timeResponse(res: ServerResponse): void {
+    const stop = this.#requestSeconds.startTimer();
     res.once('close', () => stop());
   }
 }

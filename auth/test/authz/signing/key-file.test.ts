@@ -48,7 +48,11 @@ describe('parseSigningKeyFile', () => {
     ['another alg', fileOf({ ...good, alg: 'ES384' }), /^keys\[0\]\.alg: must be "ES256"/],
     ['another use', fileOf({ ...good, use: 'enc' }), /^keys\[0\]\.use: must be "sig"/],
     ['a kid twice', fileOf(good, { ...other, kid: 'good' }), /^keys\[1\]\.kid: 'good' appears twice/],
-    ['x and y of another key', fileOf({ ...good, x: other.x, y: other.y }), /^keys\[0\]: x and y are not the public key of d/],
+    [
+      'x and y of another key',
+      fileOf({ ...good, x: other.x, y: other.y }),
+      /^keys\[0\]: x and y are not the public key of d/,
+    ],
     ['x of one key and y of another', fileOf({ ...good, y: other.y }), /^keys\[0\]: not a usable P-256 private key/],
     ['d of no key', fileOf({ ...good, d: 'A'.repeat(43) }), /^keys\[0\]: not a usable P-256 private key/],
     ['a short d', fileOf({ ...good, d: 'AQ' }), /^keys\[0\]\.d: must encode exactly 32 bytes/],
