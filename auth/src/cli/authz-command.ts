@@ -86,9 +86,9 @@ const options = {
   },
   'replay-store': {
     type: 'string',
-    valueName: 'memory|redis://HOST[:PORT][/DB]|rediss://…',
+    valueName: 'STORE',
     default: 'memory',
-    description: `Where used assertions are recorded: in this process, or in Redis/Valkey shared by replicas (password in the URL or ${REDIS_PASSWORD_ENV}).`,
+    description: `Where used assertions are recorded: memory (this process), or redis://HOST[:PORT][/DB] or rediss://… (Redis or Valkey shared by replicas; a password in the URL or ${REDIS_PASSWORD_ENV}).`,
   },
   'replay-capacity': {
     type: 'string',

@@ -25,7 +25,8 @@ export function parseReplayStore(flag: string, value: string, passwordEnv: strin
   try {
     url = new URL(value);
   } catch {
-    throw new UsageError(`${flag}: '${value}' is not a URL ${expected}`);
+    // Shown without what could be a password.
+    throw new UsageError(`${flag}: '${value.replace(/\/\/[^/]*@/, '//…@')}' is not a URL ${expected}`);
   }
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
     throw new UsageError(`${flag}: '${url.protocol}' is not allowed ${expected}`);

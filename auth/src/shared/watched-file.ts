@@ -21,6 +21,11 @@ export interface WatchedFileOptions {
 }
 
 export const DEFAULT_POLL_INTERVAL_MS = 1_000;
+/**
+ * A watch event is followed by a read only after this quiet time: a file written in place is
+ * truncated first and filled after, and reading between the two would see it empty.
+ */
+const SETTLE_MS = 100;
 
 /**
  * A file re-read whenever it changes: the directory is watched, not the file, so a replacement by
@@ -32,6 +37,7 @@ export class WatchedFile {
   readonly #options: WatchedFileOptions;
   #watcher: FSWatcher | undefined;
   #poller: NodeJS.Timeout | undefined;
+  #settling: NodeJS.Timeout | undefined;
   #lastVersion: string | null = null;
   #lastProblem: string | null = null;
   #reading: Promise<void> | null = null;
@@ -48,7 +54,7 @@ export class WatchedFile {
     this.reread(true);
     try {
       this.#watcher = watch(dirname(this.path), (_event, name) => {
-        if (name === null || name === basename(this.path)) this.reread(true);
+        if (name === null || name === basename(this.path)) this.#rereadWhenSettled();
       });
       this.#watcher.on('error', (err) => this.#options.onWatchError?.(`watching ${this.path} failed: ${err.message}`));
     } catch (err) {
@@ -87,7 +93,15 @@ export class WatchedFile {
     this.#closed = true;
     this.#watcher?.close();
     clearInterval(this.#poller);
+    clearTimeout(this.#settling);
     await this.#reading;
+  }
+
+  /** Each event restarts the quiet time; one read follows the last event of a burst. */
+  #rereadWhenSettled(): void {
+    clearTimeout(this.#settling);
+    this.#settling = setTimeout(() => this.reread(true), SETTLE_MS);
+    this.#settling.unref();
   }
 
   async #readOnce(force: boolean): Promise<void> {

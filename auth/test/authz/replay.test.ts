@@ -1,10 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { RedisReplayStore } from '../../src/authz/replay/redis-replay-store.js';
 import { ReplayCache } from '../../src/authz/replay/replay-cache.js';
 import { TOKEN_ENDPOINT_ERRORS } from '../../src/errors/token-endpoint-errors.js';
-import { startHarness } from '../support/authz-fixtures.js';
+import type { AuthzHarness } from '../support/authz-fixtures.js';
+import { ISSUER, startHarness } from '../support/authz-fixtures.js';
 import { ManualClock, START_MS } from '../support/manual-clock.js';
+import { freePort } from '../support/notes-server-fixture.js';
+import { localRedisConnection, startRedisServer } from '../support/redis-server.js';
 import { SUBJECT, signToken, testKey } from '../support/svid-fixtures.js';
+import { waitFor } from '../support/wait-for.js';
 
 describe('replay, reject mode (default)', () => {
   it('refuses the second use of an SVID with 401 invalid_client and names the jti in the audit line', async (t) => {
@@ -123,6 +128,56 @@ describe('replay, allow-reuse-within-lifetime mode', () => {
       replayStore: cache,
     });
     assert.equal((await h.post(h.form(await h.svid()))).status, 200);
+    assert.equal((await h.post(h.form(await h.svid()))).status, 200);
+    assert.equal(h.lastAudit().svid_uses, null);
+  });
+
+  it('counts the uses of one SVID across replicas that share a Redis store', async (t) => {
+    const redis = await startRedisServer(t);
+    const clock = new ManualClock(Date.now());
+    const harnesses: AuthzHarness[] = [];
+    for (const name of ['a', 'b']) {
+      const events: string[] = [];
+      const store = new RedisReplayStore({
+        connection: localRedisConnection(redis.port),
+        namespace: ISSUER,
+        clock: clock.now,
+        onEvent: (event) => events.push(event),
+      });
+      t.after(() => store.close());
+      await waitFor(`store ${name} to connect`, () => events.some((event) => event.endsWith(': connected')));
+      // One bundle key for both, as replicas of one service trust the same identity provider.
+      const key = harnesses[0]?.key;
+      harnesses.push(
+        await startHarness(t, {
+          manualClock: clock,
+          replayMode: 'allow-reuse-within-lifetime',
+          replayStore: store,
+          ...(key && { key }),
+        }),
+      );
+    }
+    const [a, b] = harnesses as [AuthzHarness, AuthzHarness];
+    const assertion = await a.svid({ jti: 'cached' });
+    assert.equal((await a.post(a.form(assertion))).status, 200);
+    assert.equal(a.lastAudit().svid_uses, 1);
+    assert.equal((await b.post(b.form(assertion))).status, 200);
+    assert.equal(b.lastAudit().svid_uses, 2);
+  });
+
+  it('keeps issuing when the shared store cannot be reached, with svid_uses null: this mode refuses nothing', async (t) => {
+    const clock = new ManualClock(Date.now());
+    const store = new RedisReplayStore({
+      connection: localRedisConnection(await freePort()),
+      namespace: ISSUER,
+      clock: clock.now,
+    });
+    t.after(() => store.close());
+    const h = await startHarness(t, {
+      manualClock: clock,
+      replayMode: 'allow-reuse-within-lifetime',
+      replayStore: store,
+    });
     assert.equal((await h.post(h.form(await h.svid()))).status, 200);
     assert.equal(h.lastAudit().svid_uses, null);
   });

@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { RedisConnection } from '../../src/authz/replay/redis-replay-store.js';
 import type { Registrar } from './cleanups.js';
 import { freePort } from './notes-server-fixture.js';
 
@@ -54,6 +55,12 @@ export async function startRedisServer(t: Registrar): Promise<RedisServer> {
     pause: () => signal(child, 'SIGSTOP'),
     resume: () => signal(child, 'SIGCONT'),
   };
+}
+
+/** A redis:// connection to 127.0.0.1:`port`, database 0, no credentials (nothing need listen there). */
+export function localRedisConnection(port: number): RedisConnection {
+  const display = `redis://127.0.0.1:${port}/0`;
+  return { host: '127.0.0.1', port, db: 0, tls: false, username: undefined, password: undefined, display };
 }
 
 function signal(child: ChildProcess | undefined, name: NodeJS.Signals): void {

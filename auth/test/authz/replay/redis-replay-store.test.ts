@@ -2,26 +2,13 @@ import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import { describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import type { RedisConnection } from '../../../src/authz/replay/redis-replay-store.js';
 import { RedisReplayStore } from '../../../src/authz/replay/redis-replay-store.js';
 import { ReplayStoreError } from '../../../src/authz/replay/replay-store.js';
 import type { RedisServer } from '../../support/redis-server.js';
-import { startRedisServer } from '../../support/redis-server.js';
+import { localRedisConnection, startRedisServer } from '../../support/redis-server.js';
 import { waitFor } from '../../support/wait-for.js';
 
 const ISSUER = 'http://authz.test';
-
-function connectionTo(server: RedisServer): RedisConnection {
-  return {
-    host: '127.0.0.1',
-    port: server.port,
-    db: 0,
-    tls: false,
-    username: undefined,
-    password: undefined,
-    display: server.url,
-  };
-}
 
 /** A store on `server`, closed after the test, ready once it has connected. */
 async function storeOn(
@@ -31,7 +18,7 @@ async function storeOn(
 ) {
   const events = options.events ?? [];
   const store = new RedisReplayStore({
-    connection: connectionTo(server),
+    connection: localRedisConnection(server.port),
     namespace: options.namespace ?? ISSUER,
     ...(options.capacity === undefined ? {} : { capacity: options.capacity }),
     onEvent: (message) => events.push(message),
