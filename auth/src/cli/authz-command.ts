@@ -118,7 +118,7 @@ export function authzCommand(io: CommandIo = processIo): Command<typeof options>
     async run({ options: values }) {
       const flags = parseFlags(values);
       const log = (message: string) => io.stderr(`authz: ${message}\n`);
-      const metrics = new AuthzMetrics({ processMetrics: true });
+      const metrics = new AuthzMetrics();
       const closers: Array<() => unknown> = [];
       const closeAll = async () => {
         for (const close of closers.splice(0).reverse()) await close();

@@ -70,7 +70,7 @@ export const notesServerCommand: Command<NotesServerOptions> = {
     const { name, resource, issuer, jwksUri, notesDir, host, port, auditPath, metricsAddress } = readOptions(line);
     const log = (message: string) => process.stderr.write(`notes-server: ${message}\n`);
     const { audit, close: closeAudit } = openAuditLog(auditPath);
-    const metrics = new NotesServerMetrics({ processMetrics: true });
+    const metrics = new NotesServerMetrics();
     const notes = await createNotesServer({
       name,
       resource,

@@ -15,8 +15,8 @@ export type ReloadedFile = 'policy' | 'signing_keys';
 
 /** The token service's metrics (docs/protocol.md#metrics): the common ones, the replay store and reloads. */
 export class AuthzMetrics extends ServiceMetrics {
-  constructor(options: { readonly processMetrics?: boolean } = {}) {
-    super({ ...options, timed: 'POST /token' });
+  constructor() {
+    super({ timed: 'POST /token' });
   }
 
   readonly #storeSeconds = new Histogram({

@@ -3,8 +3,8 @@ import { ServiceMetrics } from './service-metrics.js';
 
 /** The notes server's metrics (docs/protocol.md#metrics): the common ones and the key set fetches. */
 export class NotesServerMetrics extends ServiceMetrics {
-  constructor(options: { readonly processMetrics?: boolean } = {}) {
-    super({ ...options, timed: 'POST on the MCP endpoint' });
+  constructor() {
+    super({ timed: 'POST on the MCP endpoint' });
   }
 
   readonly #keySetFetches = new Counter({
