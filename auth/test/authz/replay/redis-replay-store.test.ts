@@ -119,4 +119,18 @@ describe('RedisReplayStore on a real redis-server', () => {
     assert.equal(result, true);
     assert.ok(events.filter((event) => event.endsWith(': connected')).length >= 2, events.join('\n'));
   });
+
+  it('fails closed on an error reply, naming it, and records nothing', async (t) => {
+    const server = await startRedisServer(t);
+    const store = await storeOn(t, server);
+    const redis = inspector(t, server);
+    // No memory left and no eviction: Redis answers writes with an OOM error.
+    await redis.config('SET', 'maxmemory-policy', 'noeviction');
+    await redis.config('SET', 'maxmemory', '1');
+    const attempt = store.record('refused', Date.now() + 60_000);
+    await assert.rejects(attempt, (err: unknown) => err instanceof ReplayStoreError && err.failure === 'error' && /OOM/.test(err.message));
+    await redis.config('SET', 'maxmemory', '0');
+    assert.equal(await redis.exists(`notegate:replay:${ISSUER} refused`), 0);
+    assert.equal((await store.record('refused', Date.now() + 60_000)).kind, 'first');
+  });
 });
