@@ -1,4 +1,4 @@
-import { sign } from 'node:crypto';
+import { CompactSign } from 'jose';
 import { randomHex } from '../shared/random-hex.js';
 import type { AccessTokenSigningKey } from './signing/signing-key.js';
 
@@ -43,15 +43,11 @@ export function accessTokenClaims(grant: AccessTokenGrant): AccessTokenClaims {
   };
 }
 
-/**
- * RFC 9068 §2.1: typ at+jwt; docs/protocol.md#access-token: alg ES256 and the kid of the signing key.
- * The header is fixed per key, so the compact JWS (RFC 7515 §7.1) is the encoded header, the encoded
- * claims and an ES256 signature over both: R and S as 32 bytes each (RFC 7518 §3.4), which is what
- * node:crypto's ieee-p1363 encoding gives. Signing synchronously here avoids the thread-pool hand-off
- * of WebCrypto (docs/protocol.md#signing-keys); every verifier of these tokens stays on jose.
- */
-export function signAccessToken(key: AccessTokenSigningKey, claims: AccessTokenClaims): string {
-  const signingInput = `${key.encodedHeader}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
-  const signature = sign('sha256', Buffer.from(signingInput), { key: key.privateKey, dsaEncoding: 'ieee-p1363' });
-  return `${signingInput}.${signature.toString('base64url')}`;
+const encoder = new TextEncoder();
+
+/** RFC 9068 §2.1: typ at+jwt; docs/protocol.md#access-token: alg ES256 and the kid of the signing key. */
+export function signAccessToken(key: AccessTokenSigningKey, claims: AccessTokenClaims): Promise<string> {
+  return new CompactSign(encoder.encode(JSON.stringify(claims)))
+    .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: key.kid })
+    .sign(key.privateKey);
 }

@@ -123,7 +123,7 @@ export class TokenEndpoint {
 
     const claims = accessTokenClaims({ issuer, spiffeId: subject.id, audience: target.audience, scope, nowS });
     return {
-      accessToken: signAccessToken(this.#options.signingKeys.current().signing, claims),
+      accessToken: await signAccessToken(this.#options.signingKeys.current().signing, claims),
       spiffeId: subject.id,
       svidJti: jti,
       audience: target.audience,

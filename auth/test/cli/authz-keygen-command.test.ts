@@ -15,7 +15,8 @@ async function keyFilePath(t: TestContext): Promise<string> {
 }
 
 const keygen = (...args: string[]) => runNotegate(['authz', 'keygen', ...args]);
-const kidsIn = async (path: string) => parseSigningKeyFile(await readFile(path, 'utf8')).keys.map((key) => key.kid);
+const kidsIn = async (path: string) =>
+  (await parseSigningKeyFile(await readFile(path, 'utf8'))).keys.map((key) => key.kid);
 
 describe('notegate authz keygen', () => {
   it('documents every option with its default under --help', async () => {

@@ -54,7 +54,7 @@ export async function changeKeyFile(path: string, change: KeyFileChange): Promis
     }
   }
   const content = `${JSON.stringify({ keys: next }, null, 2)}\n`;
-  parseSigningKeyFile(content);
+  await parseSigningKeyFile(content);
   await writeFileAtomic(dirname(path), basename(path), content);
   return { newKid, kids: kidsOf(next) };
 }

@@ -63,14 +63,14 @@ export function parseKeyFileEntries(text: string): [PrivateKeyEntry, ...PrivateK
  * The `--signing-keys` file (docs/protocol.md#signing-keys): a JWK Set of private P-256 keys, each
  * with a kid; the first signs. Throws an Error naming the entry and what is wrong with it.
  */
-export function parseSigningKeyFile(text: string): SigningKeySet {
-  const keys = parseKeyFileEntries(text).map((entry, index) => importEntry(entry, index));
+export async function parseSigningKeyFile(text: string): Promise<SigningKeySet> {
+  const keys = await Promise.all(parseKeyFileEntries(text).map((entry, index) => importEntry(entry, index)));
   return signingKeySet(keys as [AccessTokenSigningKey, ...AccessTokenSigningKey[]]);
 }
 
-function importEntry(entry: PrivateKeyEntry, index: number): AccessTokenSigningKey {
-  // node:crypto takes x and y as given: derive them from d, or a file put together wrongly would
-  // publish a key that verifies none of the tokens signed with it.
+function importEntry(entry: PrivateKeyEntry, index: number): Promise<AccessTokenSigningKey> {
+  // node:crypto (and WebCrypto with it) takes x and y as given: derive them from d, or a file put
+  // together wrongly would publish a key that verifies none of the tokens signed with it.
   let point: Buffer;
   let privateKey: KeyObject;
   try {

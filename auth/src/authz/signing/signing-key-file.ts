@@ -27,10 +27,10 @@ export class SigningKeyFile implements SigningKeySource {
     this.#file = new WatchedFile({
       path,
       ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
-      onContent: (bytes) => {
+      onContent: async (bytes) => {
         const text = bytes.toString('utf8');
         if (text === this.#currentText) return;
-        const set = parseSigningKeyFile(text);
+        const set = await parseSigningKeyFile(text);
         const first = this.#current === undefined;
         this.#current = set;
         this.#currentText = text;

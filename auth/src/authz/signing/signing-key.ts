@@ -1,35 +1,29 @@
 import type { KeyObject } from 'node:crypto';
-import { createPublicKey, generateKeyPairSync } from 'node:crypto';
-import type { JWK } from 'jose';
-import { calculateJwkThumbprint } from 'jose';
+import { createPublicKey } from 'node:crypto';
+import type { CryptoKey, JWK } from 'jose';
+import { calculateJwkThumbprint, importJWK } from 'jose';
+import { generateJwsKey } from '../../shared/jws-key.js';
 
-/** An access-token signing key (docs/protocol.md#access-token): P-256, used for ES256. */
+/** An access-token signing key (docs/protocol.md#access-token): P-256, used for ES256 with jose. */
 export interface AccessTokenSigningKey {
   readonly kid: string;
-  /** node:crypto key: tokens are signed synchronously (docs/protocol.md#signing-keys). */
-  readonly privateKey: KeyObject;
+  readonly privateKey: CryptoKey;
   /** As published in /jwks.json: the public key with kid, alg ES256 and use sig. */
   readonly publicJwk: JWK;
-  /** base64url of the fixed JWS protected header `{"alg":"ES256","typ":"at+jwt","kid":…}` (RFC 7515 §7.1). */
-  readonly encodedHeader: string;
 }
 
-/** The key of a private P-256 key object, under `kid`. */
-export function accessTokenSigningKey(privateKey: KeyObject, kid: string): AccessTokenSigningKey {
+/** The signing key of a private P-256 key object, under `kid`: imported once, used for every signature. */
+export async function accessTokenSigningKey(privateKey: KeyObject, kid: string): Promise<AccessTokenSigningKey> {
+  const imported = await importJWK(privateKey.export({ format: 'jwk' }), 'ES256');
+  if (imported instanceof Uint8Array) throw new Error('a symmetric key cannot sign ES256');
   const { kty, crv, x, y } = createPublicKey(privateKey).export({ format: 'jwk' });
-  const header = JSON.stringify({ alg: 'ES256', typ: 'at+jwt', kid });
-  return {
-    kid,
-    privateKey,
-    publicJwk: { kty, crv, x, y, kid, alg: 'ES256', use: 'sig' },
-    encodedHeader: Buffer.from(header).toString('base64url'),
-  };
+  return { kid, privateKey: imported, publicJwk: { kty, crv, x, y, kid, alg: 'ES256', use: 'sig' } };
 }
 
 /** A new P-256 key in memory, its kid the RFC 7638 thumbprint of its public key. */
 export async function generateAccessTokenSigningKey(): Promise<AccessTokenSigningKey> {
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  return accessTokenSigningKey(privateKey, await thumbprintKid(privateKey));
+  const key = await generateJwsKey('ES256');
+  return { kid: key.kid, privateKey: key.privateKey, publicJwk: { ...key.publicJwk, alg: 'ES256', use: 'sig' } };
 }
 
 /** RFC 7638 thumbprint of the public part: a stable kid derived from the key itself. */

@@ -128,7 +128,10 @@ describe('RedisReplayStore on a real redis-server', () => {
     await redis.config('SET', 'maxmemory-policy', 'noeviction');
     await redis.config('SET', 'maxmemory', '1');
     const attempt = store.record('refused', Date.now() + 60_000);
-    await assert.rejects(attempt, (err: unknown) => err instanceof ReplayStoreError && err.failure === 'error' && /OOM/.test(err.message));
+    await assert.rejects(
+      attempt,
+      (err: unknown) => err instanceof ReplayStoreError && err.failure === 'error' && /OOM/.test(err.message),
+    );
     await redis.config('SET', 'maxmemory', '0');
     assert.equal(await redis.exists(`notegate:replay:${ISSUER} refused`), 0);
     assert.equal((await store.record('refused', Date.now() + 60_000)).kind, 'first');
