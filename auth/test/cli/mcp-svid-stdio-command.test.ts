@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { runCommand } from '@notegate/kit/cli';
-import { assertOptionsDocumented } from '@notegate/kit/testing';
+import { assertOptionsDocumented, capturedIo } from '@notegate/kit/testing';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { mcpSvidStdioCommand } from '../../src/cli/mcp-svid-stdio-command.js';
 import { type AgentStack, startAgentStack } from '../support/agent-stack.js';
 import { Cleanups } from '../support/cleanups.js';
-import { capturedIo, spawnNode, TEST_PROGRAM } from '../support/cli-process.js';
+import { spawnNode, TEST_PROGRAM } from '../support/cli-process.js';
 import { waitFor } from '../support/wait-for.js';
 import { type ChildRecord, WRAPPER_CHILD } from '../support/wrapper-child.js';
 

@@ -2,7 +2,6 @@ import { execFile, spawn } from 'node:child_process';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { CommandIo } from '@notegate/kit/cli';
 import type { Registrar } from './cleanups.js';
 import { waitFor } from './wait-for.js';
 
@@ -51,18 +50,4 @@ export function spawnNode(t: Registrar, args: readonly string[], env: NodeJS.Pro
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { child, output, exited };
-}
-
-/** A CommandIo that keeps what a command prints, for running commands in this process. */
-export function capturedIo() {
-  const output = { stdout: '', stderr: '' };
-  const io: CommandIo = {
-    stdout: (text) => {
-      output.stdout += text;
-    },
-    stderr: (text) => {
-      output.stderr += text;
-    },
-  };
-  return { io, output };
 }
