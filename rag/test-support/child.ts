@@ -69,3 +69,8 @@ export function spawnNode(
 export function indexChildScript(): string {
   return path.join(path.dirname(fileURLToPath(import.meta.url)), 'index-child.js');
 }
+
+/** The repository's compiled CLI. */
+export function cliPath(): string {
+  return path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'src', 'cli', 'main.js');
+}

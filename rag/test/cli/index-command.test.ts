@@ -3,8 +3,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { cliPath } from '../../test-support/child.js';
 import { E5_SMALL, MINILM, tempDir, type Workspace, workspace, writeConfig } from '../../test-support/fixtures.js';
-import { cliPath, standinModelCache } from '../../test-support/shared.js';
+import { testModelCache } from '../../test-support/test-model/test-model.js';
 
 const NOTES = { 'a.md': '# A\n\nAlpha note.\n', 'ns/b.md': '# B\n\nBeta note.\n' };
 
@@ -16,7 +17,7 @@ function cli(args: readonly string[], options: { cwd?: string; home?: string; ca
 }
 
 const run = (ws: Workspace, args: readonly string[]) =>
-  cli(['index', '--config', ws.configPath, ...args], { home: ws.home, cache: standinModelCache() });
+  cli(['index', '--config', ws.configPath, ...args], { home: ws.home, cache: testModelCache() });
 
 describe('notegate-rag index', () => {
   it('lists every option with its default under --help', () => {
@@ -128,7 +129,7 @@ describe('notegate-rag index', () => {
     const ws = workspace(t, { v: NOTES });
     const cwd = path.join(ws.root, 'some', 'folder');
     mkdirSync(cwd, { recursive: true });
-    writeFileSync(path.join(cwd, '.env'), `NOTEGATE_MODEL_CACHE=${standinModelCache()}\n`);
+    writeFileSync(path.join(cwd, '.env'), `NOTEGATE_MODEL_CACHE=${testModelCache()}\n`);
     const { code, stdout, stderr } = cli(['index', '--json', '--quiet'], { cwd, home: ws.home });
     assert.equal(code, 0, stderr);
     assert.equal(JSON.parse(stdout).new, 2);

@@ -5,9 +5,9 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { serverAddress } from '../../src/cli/server-address.js';
 import { loadEnvironment } from '../../src/config/environment.js';
-import { spawnNode } from '../../test-support/child.js';
+import { cliPath, spawnNode } from '../../test-support/child.js';
 import { tempDir, workspace } from '../../test-support/fixtures.js';
-import { cliPath, standinModelCache } from '../../test-support/shared.js';
+import { testModelCache } from '../../test-support/test-model/test-model.js';
 
 const NONE = { port: undefined, host: undefined };
 
@@ -79,7 +79,7 @@ describe('notegate-rag serve (process)', () => {
 
   it('prints one listening line, serves /health, and stops on SIGTERM', async (t) => {
     const ws = workspace(t, { v: { 'a.md': '# A\n\nAlpha.\n' } });
-    const env = { PATH: process.env.PATH, HOME: ws.home, NOTEGATE_MODEL_CACHE: standinModelCache() };
+    const env = { PATH: process.env.PATH, HOME: ws.home, NOTEGATE_MODEL_CACHE: testModelCache() };
     const child = spawnNode(t, cliPath(), ['serve', '--config', ws.configPath, '--port', '0'], env);
     const line = await child.waitForLine(/^listening on /);
     const url = new URL(line.replace('listening on ', ''));
