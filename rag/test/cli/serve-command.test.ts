@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { serverAddress } from '../../src/cli/server-address.js';
 import { loadEnvironment } from '../../src/config/environment.js';
-import { cliPath, spawnNode } from '../../test-support/child.js';
+import { cliPath, runNode, spawnNode } from '../../test-support/child.js';
 import { tempDir, workspace } from '../../test-support/fixtures.js';
 import { testModelCache } from '../../test-support/test-model/test-model.js';
 
@@ -51,9 +50,9 @@ describe('serve address precedence', () => {
 });
 
 describe('notegate-rag serve (process)', () => {
-  it('lists every option with its default under --help', () => {
-    const result = spawnSync(process.execPath, [cliPath(), 'serve', '--help'], { encoding: 'utf8' });
-    assert.equal(result.status, 0);
+  it('lists every option with its default under --help', async (t) => {
+    const result = await runNode(t, cliPath(), ['serve', '--help']);
+    assert.equal(result.code, 0);
     for (const option of [
       /--config PATH .*\(default: rag\/vaults\.json under the repository root\)/,
       /--port PORT .*\(default: NOTEGATE_SERVER_PORT, else 8765\)/,
@@ -64,15 +63,14 @@ describe('notegate-rag serve (process)', () => {
     }
   });
 
-  it('exits 2 on an unparseable port from .env, naming the variable', (t) => {
+  it('exits 2 on an unparseable port from .env, naming the variable', async (t) => {
     const ws = workspace(t, { v: { 'a.md': '# A\n' } });
     writeFileSync(path.join(ws.root, '.env'), 'NOTEGATE_SERVER_PORT=eighty\n');
-    const result = spawnSync(process.execPath, [cliPath(), 'serve', '--config', ws.configPath], {
+    const result = await runNode(t, cliPath(), ['serve', '--config', ws.configPath], {
       cwd: ws.root,
       env: { PATH: process.env.PATH, HOME: ws.home },
-      encoding: 'utf8',
     });
-    assert.equal(result.status, 2);
+    assert.equal(result.code, 2);
     assert.match(result.stderr, /^notegate-rag serve: NOTEGATE_SERVER_PORT: 'eighty' is not an integer/);
     assert.equal(result.stdout, '');
   });
@@ -80,7 +78,7 @@ describe('notegate-rag serve (process)', () => {
   it('prints one listening line, serves /health, and stops on SIGTERM', async (t) => {
     const ws = workspace(t, { v: { 'a.md': '# A\n\nAlpha.\n' } });
     const env = { PATH: process.env.PATH, HOME: ws.home, NOTEGATE_MODEL_CACHE: testModelCache() };
-    const child = spawnNode(t, cliPath(), ['serve', '--config', ws.configPath, '--port', '0'], env);
+    const child = spawnNode(t, cliPath(), ['serve', '--config', ws.configPath, '--port', '0'], { env });
     const line = await child.waitForLine(/^listening on /);
     const url = new URL(line.replace('listening on ', ''));
     assert.equal(url.hostname, '127.0.0.1');

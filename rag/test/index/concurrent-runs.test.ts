@@ -15,7 +15,7 @@ describe('two index runs at once (two real processes)', () => {
     await first.waitForLine(/^waiting$/);
 
     const env = { ...process.env, HOME: ws.home, NOTEGATE_MODEL_CACHE: testModelCache() };
-    const second = spawnNode(t, cliPath(), ['index', '--config', ws.configPath], env);
+    const second = spawnNode(t, cliPath(), ['index', '--config', ws.configPath], { env });
     let stderr = '';
     second.process.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();

@@ -77,7 +77,7 @@ describe('the generated test model', () => {
     const generator = new URL('../../test-support/test-model/test-model.js', import.meta.url).href;
     writeFileSync(script, `import { testModelCache } from '${generator}';\nconsole.log(testModelCache());\n`);
     const children = Array.from({ length: 4 }, () =>
-      spawnNode(t, script, [], { ...process.env, TMPDIR: tmp, TMP: tmp, TEMP: tmp }),
+      spawnNode(t, script, [], { env: { ...process.env, TMPDIR: tmp, TMP: tmp, TEMP: tmp } }),
     );
     assert.deepEqual(await Promise.all(children.map((child) => child.exited())), [0, 0, 0, 0]);
     const printed = new Set(children.flatMap((child) => child.lines));
