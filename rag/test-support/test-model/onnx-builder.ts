@@ -64,7 +64,7 @@ export class OnnxGraphBuilder {
     readonly outputs: Readonly<Record<string, TensorType>>;
   }): Uint8Array {
     return onnx.ModelProto.encode({
-      // IR version 8 is the first to allow opset 17 (LayerNormalization).
+      // IR version 8: the one released with opset 17 (LayerNormalization), and the newest this schema describes.
       irVersion: 8,
       producerName: 'notegate test model',
       opsetImport: [{ domain: '', version: options.opset }],

@@ -17,9 +17,9 @@ const TEST_MODEL_IDS = [MINILM, E5_SMALL];
 const MAX_POSITIONS = 512;
 
 /**
- * The files of the test model standing in for `model` (path inside the model folder →
- * content): a one-layer BERT with seeded random weights and a generated
- * WordPiece tokenizer. Vectors have the model's dimension but carry no
+ * The files of the test model standing in for `model` (path inside the model
+ * folder → content): a one-layer BERT with seeded random weights and a
+ * generated WordPiece tokenizer. Vectors have the model's dimension but carry no
  * meaning: tests use them for plumbing (loading, tokenization, pooling,
  * batching, crash safety), never for retrieval quality.
  */
@@ -56,12 +56,11 @@ let cached: string | undefined;
 
 /**
  * A model cache folder (the transformers.js local layout) holding the test
- * models. Generated on first use into the system's temp
- * folder under a name derived from the content, so every test process of a
- * run (and later runs of the same generator) shares one copy, and a changed
- * generator gets a new folder. Test files run in parallel: each writes into a
- * private folder and renames it into place; a process that loses the race
- * drops its copy.
+ * models. Generated on first use into the system's temp folder under a name
+ * derived from the content, so every test process of a run (and later runs of
+ * the same generator) shares one copy, and a changed generator gets a new
+ * folder. Test files run in parallel: each writes into a private folder and
+ * renames it into place; a process that loses the race drops its copy.
  */
 export function testModelCache(): string {
   if (cached !== undefined) return cached;

@@ -23,7 +23,7 @@ const LAYER_NORM_EPSILON = 1e-12;
  * residual connection and a second layer norm) mixes the tokens; padding keys
  * get no attention, so a padded row yields the same vectors as the input alone.
  * Weights are random int8 from the seed, dequantized in the graph as in a q8
- * export, which keeps the file near 1.5 MB.
+ * export, which keeps the file at about 1.4 MB.
  */
 export function tinyBertOnnx(shape: TinyBertShape): Uint8Array {
   const { vocabularySize, hiddenSize: h, maxPositions, seed } = shape;

@@ -18,8 +18,8 @@ const WHOLE_WORDS = [
   'the of and to in is it that for on with as was be by at or this are from not but have an',
   'they which one you were all we can her has there their been if more when will would who so no',
   'hello world note notes key keys index search query passage vault file files text token tokens',
-  'part version line lines code fence title heading section chunk model server review quarterly',
-  'budget meeting monday plan planning project team rotate rotation secret access read write',
+  'part version line lines code title heading section chunk model server meeting plan project team',
+  'secret access read write day week month year time work people use new first last other about',
 ].flatMap((line) => line.split(' '));
 
 /** Frequent endings, so inflected forms stay short. */
