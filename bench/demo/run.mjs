@@ -24,5 +24,7 @@ const median = sorted[Math.floor(sorted.length / 2)];
 const worst = sorted[sorted.length - 1];
 console.log(`node ${process.version}, ${ROUNDS} runs of notegate demo --no-color\n`);
 console.log(`${'runs (s)'.padEnd(10)} ${seconds.map((s) => s.toFixed(1)).join('  ')}`);
-console.log(`${'median'.padEnd(10)} ${median.toFixed(1)} s = ${((100 * median) / BOUND_S).toFixed(0)}% of ${BOUND_S} s`);
-console.log(`${'slowest'.padEnd(10)} ${worst.toFixed(1)} s = ${((100 * worst) / BOUND_S).toFixed(0)}% of ${BOUND_S} s`);
+const row = (label, s) =>
+  console.log(`${label.padEnd(10)} ${s.toFixed(1)} s = ${((100 * s) / BOUND_S).toFixed(0)}% of ${BOUND_S} s`);
+row('median', median);
+row('slowest', worst);
