@@ -12,16 +12,63 @@ export interface Child {
   exited(): Promise<number | null>;
 }
 
-/** Runs a compiled script with node; killed (if still running) after the test. */
+/**
+ * Process groups still running: each child leads one (`detached`), so a kill of the group also
+ * takes whatever the child started. Detached groups miss the terminal's Ctrl-C, so a test process
+ * that is interrupted, terminated or exits kills them itself.
+ */
+const runningGroups = new Set<number>();
+
+function killGroup(pgid: number): void {
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+let exitHookInstalled = false;
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  const killAll = () => {
+    for (const pgid of runningGroups) killGroup(pgid);
+  };
+  process.on('exit', killAll);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    // Listening until the groups are dead: a second signal while they are killed (a test runner
+    // forwards the SIGTERM its group got too) would otherwise end this process half-way.
+    const onSignal = () => {
+      killAll();
+      process.off(signal, onSignal);
+      // Then die of the signal as the default action would have.
+      process.kill(process.pid, signal);
+    };
+    process.on(signal, onSignal);
+  }
+}
+
+/**
+ * Runs a compiled script with node in a process group of its own; after the test (passed, failed
+ * or timed out) the group is killed and the child awaited.
+ */
 export function spawnNode(
   t: TestContext,
   script: string,
   args: readonly string[],
-  env: NodeJS.ProcessEnv = process.env,
+  options: { readonly env?: NodeJS.ProcessEnv; readonly cwd?: string } = {},
 ): Child {
-  const child = spawn(process.execPath, [script, ...args], { env, stdio: 'pipe' });
-  t.after(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  installExitHook();
+  const child = spawn(process.execPath, [script, ...args], { ...options, stdio: 'pipe', detached: true });
+  const pgid = child.pid;
+  if (pgid !== undefined) runningGroups.add(pgid);
+  const ended = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  t.after(async () => {
+    if (pgid === undefined) return;
+    // Also after the child's exit: anything it left behind in its group goes with the group.
+    killGroup(pgid);
+    await ended;
+    runningGroups.delete(pgid);
   });
   const lines: string[] = [];
   const listeners = new Set<() => void>();
@@ -66,6 +113,36 @@ export function spawnNode(
   };
 }
 
+export interface Finished {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs a compiled script with node to completion (as `spawnNode`: its group dies with the test). */
+export async function runNode(
+  t: TestContext,
+  script: string,
+  args: readonly string[],
+  options: { readonly env?: NodeJS.ProcessEnv; readonly cwd?: string } = {},
+): Promise<Finished> {
+  const child = spawnNode(t, script, args, options);
+  const output = { stdout: '', stderr: '' };
+  child.process.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    output.stdout += chunk;
+  });
+  child.process.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    output.stderr += chunk;
+  });
+  const code = await child.exited();
+  return { code, ...output };
+}
+
 export function indexChildScript(): string {
   return path.join(path.dirname(fileURLToPath(import.meta.url)), 'index-child.js');
+}
+
+/** The repository's compiled CLI. */
+export function cliPath(): string {
+  return path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'src', 'cli', 'main.js');
 }

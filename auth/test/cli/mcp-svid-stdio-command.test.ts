@@ -79,7 +79,7 @@ describe('mcp-svid-stdio (a child process against the real deployment)', () => {
 
   it('forwards SIGTERM to the child and exits with its exit code', async () => {
     const run = await startWrapper([], childOf(['trap', '42']));
-    await waitFor('the child', () => existsSync(recordPath()), 10_000);
+    await waitFor('the child', () => existsSync(recordPath()));
     run.child.kill('SIGTERM');
     assert.equal(await run.exited, 42, run.output.stderr);
     assert.equal(record().signal, 'SIGTERM');
@@ -88,7 +88,7 @@ describe('mcp-svid-stdio (a child process against the real deployment)', () => {
 
   it('exits with 128 + 15 when the forwarded SIGTERM kills the child', async () => {
     const run = await startWrapper([], childOf(['wait']));
-    await waitFor('the child', () => existsSync(recordPath()), 10_000);
+    await waitFor('the child', () => existsSync(recordPath()));
     run.child.kill('SIGTERM');
     assert.equal(await run.exited, 143, run.output.stderr);
     assert.deepEqual(leftovers(), []);

@@ -122,7 +122,7 @@ describe('development identity provider with the Workload API client', () => {
 
     const second = await startProvider(t, { socketDir });
     const secondKids = second.bundle().keys.map((key) => ('kid' in key ? key.kid : ''));
-    await waitFor('the restarted provider bundle', () => String(heldKids(bundles)) === String(secondKids), 10_000);
+    await waitFor('the restarted provider bundle', () => String(heldKids(bundles)) === String(secondKids));
     const { svid } = await client.fetchJwtSvid({ audience: AUDIENCE });
     await verifyJwtSvid(svid, { bundles, audience: AUDIENCE });
   });
