@@ -1,8 +1,9 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import type { ChildProcess, ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { spawnInGroup } from '@notegate/kit/testing';
 
 export interface Child {
   readonly process: ChildProcessWithoutNullStreams;
@@ -12,40 +13,10 @@ export interface Child {
   exited(): Promise<number | null>;
 }
 
-/**
- * Process groups still running: each child leads one (`detached`), so a kill of the group also
- * takes whatever the child started. Detached groups miss the terminal's Ctrl-C, so a test process
- * that is interrupted, terminated or exits kills them itself.
- */
-const runningGroups = new Set<number>();
-
-function killGroup(pgid: number): void {
-  try {
-    process.kill(-pgid, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
-}
-
-let exitHookInstalled = false;
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  const killAll = () => {
-    for (const pgid of runningGroups) killGroup(pgid);
-  };
-  process.on('exit', killAll);
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    // Listening until the groups are dead: a second signal while they are killed (a test runner
-    // forwards the SIGTERM its group got too) would otherwise end this process half-way.
-    const onSignal = () => {
-      killAll();
-      process.off(signal, onSignal);
-      // Then die of the signal as the default action would have.
-      process.kill(process.pid, signal);
-    };
-    process.on(signal, onSignal);
-  }
+/** A child spawned with `stdio: 'pipe'` has all three streams; the type cannot know it. */
+function piped(child: ChildProcess): ChildProcessWithoutNullStreams {
+  if (!child.stdin || !child.stdout || !child.stderr) throw new Error('the child was spawned without pipes');
+  return child as ChildProcessWithoutNullStreams;
 }
 
 /**
@@ -58,18 +29,7 @@ export function spawnNode(
   args: readonly string[],
   options: { readonly env?: NodeJS.ProcessEnv; readonly cwd?: string } = {},
 ): Child {
-  installExitHook();
-  const child = spawn(process.execPath, [script, ...args], { ...options, stdio: 'pipe', detached: true });
-  const pgid = child.pid;
-  if (pgid !== undefined) runningGroups.add(pgid);
-  const ended = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  t.after(async () => {
-    if (pgid === undefined) return;
-    // Also after the child's exit: anything it left behind in its group goes with the group.
-    killGroup(pgid);
-    await ended;
-    runningGroups.delete(pgid);
-  });
+  const child = piped(spawnInGroup(t, process.execPath, [script, ...args], { ...options, stdio: 'pipe' }));
   const lines: string[] = [];
   const listeners = new Set<() => void>();
   createInterface({ input: child.stdout }).on('line', (line) => {

@@ -6,13 +6,12 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { runCommand } from '@notegate/kit/cli';
-import { assertOptionsDocumented, capturedIo } from '@notegate/kit/testing';
+import { assertOptionsDocumented, capturedIo, spawnNode, waitFor } from '@notegate/kit/testing';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { mcpSvidStdioCommand } from '../../src/cli/mcp-svid-stdio-command.js';
 import { type AgentStack, startAgentStack } from '../support/agent-stack.js';
 import { Cleanups } from '../support/cleanups.js';
-import { spawnNode, TEST_PROGRAM } from '../support/cli-process.js';
-import { waitFor } from '../support/wait-for.js';
+import { TEST_PROGRAM } from '../support/cli-process.js';
 import { type ChildRecord, WRAPPER_CHILD } from '../support/wrapper-child.js';
 
 const WRAPPER_MAIN = fileURLToPath(new URL('../../src/cli/mcp-svid-stdio.js', import.meta.url));

@@ -5,10 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { describe, it } from 'node:test';
-import { assertOptionsDocumented } from '@notegate/kit/testing';
-import { MAIN, runInGroup, runNotegate, spawnNode } from '../support/cli-process.js';
-import { descendants } from '../support/process-groups.js';
-import { waitFor } from '../support/wait-for.js';
+import { assertOptionsDocumented, descendants, runInGroup, spawnNode, waitFor } from '@notegate/kit/testing';
+import { MAIN, runNotegate } from '../support/cli-process.js';
 
 /** The process checks walk /proc. */
 const PROC = { skip: process.platform !== 'linux' && 'reads /proc' };

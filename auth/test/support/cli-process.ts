@@ -1,38 +1,15 @@
-import type { ChildProcess } from 'node:child_process';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { Registrar } from './cleanups.js';
-import { spawnInGroup } from './process-groups.js';
-import { waitFor } from './wait-for.js';
+import { type Finished, runInGroup, spawnNode, waitFor } from '@notegate/kit/testing';
 
 export const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
 /** The program a command run in this process reports for `--version`. */
 export const TEST_PROGRAM = { name: 'notegate', version: '0.0.0-test' } as const;
 
-export interface Finished {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 /** Runs `notegate <args>` to completion (its process group is killed if the test process ends first). */
 export function runNotegate(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<Finished> {
   return runInGroup(undefined, process.execPath, [MAIN, ...args], env);
-}
-
-/** Runs `command` to completion in a process group of its own, killed after the test `t` (if given). */
-export async function runInGroup(
-  t: Registrar | undefined,
-  command: string,
-  args: readonly string[],
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<Finished> {
-  const child = spawnInGroup(t, command, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
-  const output = collectOutput(child);
-  // 'close', not 'exit': the output is complete only once the pipes are drained.
-  const code = await new Promise<number | null>((resolve) => child.once('close', (exitCode) => resolve(exitCode)));
-  return { code: code ?? -1, ...output };
 }
 
 /** Starts a long-running `notegate <args>`, killed after the test, and waits for its first stdout line. */
@@ -40,27 +17,4 @@ export async function startNotegate(t: TestContext, args: readonly string[], env
   const { child, output } = spawnNode(t, [MAIN, ...args], env);
   await waitFor('the listening line', () => output.stdout.includes('\n'));
   return { child, output };
-}
-
-/**
- * Runs `node <args>` with its output collected, in a process group of its own that is killed after
- * the test (`t`; without one, when the test process ends); `exited` resolves with its exit code.
- */
-export function spawnNode(t: Registrar | undefined, args: readonly string[], env: NodeJS.ProcessEnv = process.env) {
-  const child = spawnInGroup(t, process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
-  const output = collectOutput(child);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, output, exited };
-}
-
-/** What the child prints, kept as it arrives. */
-function collectOutput(child: ChildProcess): { stdout: string; stderr: string } {
-  const output = { stdout: '', stderr: '' };
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output.stdout += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output.stderr += chunk.toString();
-  });
-  return output;
 }

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { spawnNode } from './cli-process.js';
-import { runningInGroup } from './process-groups.js';
-import { waitFor } from './wait-for.js';
+import { spawnNode } from '../../src/testing/child-processes.js';
+import { runningInGroup } from '../../src/testing/process-groups.js';
+import { waitFor } from '../../src/testing/wait-for.js';
 
 const LINUX = { skip: process.platform !== 'linux' && 'reads /proc' };
 const HUNG_TEST = fileURLToPath(new URL('./hung-test.js', import.meta.url));

@@ -1,6 +1,5 @@
 import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import type { Registrar } from './cleanups.js';
 
 /**
  * Every process a test starts leads a process group of its own (`detached`), so
@@ -10,6 +9,11 @@ import type { Registrar } from './cleanups.js';
  * out. A detached group no longer gets the terminal's Ctrl-C, so a test process
  * that is interrupted, terminated or exits kills every group still running.
  */
+/** Something that runs cleanups later: a TestContext, or a suite-level list of cleanups. */
+export interface Registrar {
+  after(fn: () => unknown): void;
+}
+
 const running = new Map<number, ChildProcess>();
 let exitHookInstalled = false;
 

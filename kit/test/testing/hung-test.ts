@@ -1,5 +1,5 @@
 /**
- * A test file that never finishes, for the test of `spawnNode`'s cleanup.
+ * A test file that never finishes, for the test of `spawnInGroup`'s cleanup.
  * argv `timeout`: its test times out; `signal`: it waits to be terminated.
  * Either way its test starts this file again as `child`, which starts two
  * grandchildren as the demo starts its servers, one in its own process group
@@ -9,8 +9,8 @@
 import { spawn } from 'node:child_process';
 import { it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { spawnNode } from './cli-process.js';
-import { waitFor } from './wait-for.js';
+import { spawnNode } from '../../src/testing/child-processes.js';
+import { waitFor } from '../../src/testing/wait-for.js';
 
 const [mode = ''] = process.argv.slice(2);
 const idle = (detached: boolean) =>
