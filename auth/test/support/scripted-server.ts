@@ -18,7 +18,8 @@ export class ScriptedServer {
     this.url = url;
   }
 
-  static async start(t: Pick<TestContext, 'after'>): Promise<ScriptedServer> {
+  /** Listens on 127.0.0.1:`port` (0: any free port). */
+  static async start(t: Pick<TestContext, 'after'>, port = 0): Promise<ScriptedServer> {
     let self: ScriptedServer | undefined;
     const server = createServer(async (req, res) => {
       const body = (await readBody(req, 1024 * 1024)).toString('utf8');
@@ -28,7 +29,7 @@ export class ScriptedServer {
       if (handler) handler(req, res, body);
       else sendJson(res, 404, { error: 'not_found' });
     });
-    self = new ScriptedServer(await listen(server, '127.0.0.1', 0));
+    self = new ScriptedServer(await listen(server, '127.0.0.1', port));
     t.after(() => closeServer(server));
     return self;
   }
