@@ -1,5 +1,6 @@
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/client';
 import { isJSONRPCErrorResponse, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
+import { isRecord } from '@notegate/kit';
 import { UsageError } from '@notegate/kit/cli';
 import { AgentError, authenticationFailed, quoted, refused, transportFailed } from '../agent/agent-errors.js';
 import type { RecordedRefusal } from '../agent/mcp-failure.js';
@@ -51,13 +52,9 @@ export function asAgentError(err: unknown, resource: string): AgentError {
       `${resource} answered 401 to a newly obtained token as well`,
     );
   }
-  if (isMalformed(err)) {
-    const why = err instanceof Error ? err.message : String(err);
-    return transportFailed(
-      'mcp_call',
-      'malformed_response',
-      `${resource} answered something that is not MCP: ${quoted(why)}`,
-    );
+  const malformed = malformedAnswer(err);
+  if (malformed !== undefined) {
+    return transportFailed('mcp_call', 'malformed_response', `${resource} answered ${malformed}`);
   }
   return mcpFailure(err, refusalOf(err), resource);
 }
@@ -106,13 +103,19 @@ function refusalOf(err: unknown): RecordedRefusal | undefined {
 
 function textOf(err: SdkError): string | undefined {
   const data: unknown = err.data;
-  return typeof data === 'object' && data !== null && 'text' in data && typeof data.text === 'string'
-    ? data.text
-    : undefined;
+  return isRecord(data) && typeof data.text === 'string' ? data.text : undefined;
 }
 
-/** An answer that is not JSON (SyntaxError), not JSON-RPC (the SDK's schema, ZodError) or of another type. */
-function isMalformed(err: unknown): boolean {
-  if (err instanceof SdkError) return err.code === SdkErrorCode.ClientHttpUnexpectedContent;
-  return err instanceof Error && (err.name === 'SyntaxError' || err.name === 'ZodError');
+/** What was wrong with an answer that is not JSON, not JSON-RPC (the SDK's schema) or of another type. */
+function malformedAnswer(err: unknown): string | undefined {
+  if (err instanceof SdkError) {
+    if (err.code !== SdkErrorCode.ClientHttpUnexpectedContent) return undefined;
+    const data: unknown = err.data;
+    const type = isRecord(data) && typeof data.contentType === 'string' ? data.contentType : 'none';
+    return `with content type ${quoted(type)}, neither JSON nor an event stream`;
+  }
+  if (!(err instanceof Error)) return undefined;
+  if (err.name === 'SyntaxError') return 'a body that is not JSON';
+  if (err.name === 'ZodError') return 'JSON that is not a JSON-RPC message';
+  return undefined;
 }

@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import type { FetchLike } from '@modelcontextprotocol/client';
-import { AgentError } from '../agent/agent-errors.js';
+import { AgentError, plain } from '../agent/agent-errors.js';
 import type { AccessToken } from '../agent/token-request.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { describeThrown } from '../errors/protocol-error.js';
@@ -62,7 +62,7 @@ export async function runProxy(config: ProxyConfig): Promise<number> {
     tokens,
     ...(config.fetch && { fetch: config.fetch }),
     onMessage: (message) => relay?.fromUpstream(message),
-    onError: (err) => config.log(`upstream: ${describeThrown(err)}`),
+    onError: (err) => config.log(`upstream: ${plain(describeThrown(err))}`),
   });
   await upstream.start();
   const channel = new StdioChannel(config.input, config.output, (message) => relay?.fromClient(message));

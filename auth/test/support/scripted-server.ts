@@ -13,9 +13,15 @@ export class ScriptedServer {
   readonly url: URL;
   readonly requests: { method: string; path: string; body: string }[] = [];
   readonly #routes = new Map<string, ScriptedHandler>();
+  #close: () => Promise<void> = async () => undefined;
 
   private constructor(url: URL) {
     this.url = url;
+  }
+
+  /** Stops listening (also done after the test), so another server may take the port. */
+  close(): Promise<void> {
+    return this.#close();
   }
 
   /** Listens on 127.0.0.1:`port` (0: any free port). */
@@ -30,7 +36,12 @@ export class ScriptedServer {
       else sendJson(res, 404, { error: 'not_found' });
     });
     self = new ScriptedServer(await listen(server, '127.0.0.1', port));
-    t.after(() => closeServer(server));
+    let closed: Promise<void> | undefined;
+    self.#close = () => {
+      closed ??= closeServer(server);
+      return closed;
+    };
+    t.after(() => self?.close());
     return self;
   }
 
