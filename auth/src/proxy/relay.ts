@@ -1,5 +1,4 @@
 import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '@modelcontextprotocol/client';
-import { isJSONRPCRequest, isJSONRPCResponse } from '@modelcontextprotocol/client';
 import { isRecord } from '@notegate/kit';
 import { transportFailed } from '../agent/agent-errors.js';
 import { invalidRequest } from './client-line.js';
@@ -52,8 +51,9 @@ export class Relay {
     return this.#pending.size;
   }
 
+  /** `message` was validated when it was read; only its kind is told apart here. */
   fromClient(message: JSONRPCMessage): void {
-    if (isJSONRPCRequest(message)) {
+    if ('method' in message && 'id' in message) {
       this.#request(message);
       return;
     }
@@ -64,8 +64,9 @@ export class Relay {
     });
   }
 
+  /** `message` was validated by the transport; only its kind is told apart here. */
   fromUpstream(message: JSONRPCMessage): void {
-    if (!isJSONRPCResponse(message) || message.id === undefined) {
+    if ('method' in message || message.id === undefined) {
       this.#options.write(message);
       return;
     }
