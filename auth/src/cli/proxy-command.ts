@@ -6,7 +6,16 @@ import { PROXY_REFRESH_MARGIN_MS, runProxy } from '../proxy/run-proxy.js';
 import { WorkloadApiClient } from '../spiffe/workload-api/client.js';
 import { parseTokenFlags, supportedScopesOption, tokenRequestOptions, tokenTargetOptions } from './token-options.js';
 
-const options = { ...tokenTargetOptions, scope: supportedScopesOption, ...tokenRequestOptions } as const;
+const options = {
+  ...tokenTargetOptions,
+  scope: supportedScopesOption,
+  ...tokenRequestOptions,
+  'audit-log': {
+    ...tokenRequestOptions['audit-log'],
+    description:
+      'File the audit lines are appended to: the issuer decision of each token fetch, and a deny line for each failed one.',
+  },
+} as const;
 
 type ProxyOptions = typeof options;
 

@@ -82,6 +82,14 @@ describe('notegate proxy faults', () => {
     assert.match(proxy.output.stderr, /notegate proxy: stdin closed; stopping/);
   });
 
+  it('exits 0 on SIGTERM with stdin still open', async () => {
+    const { proxy } = proxyFor(stack.notesA.resource);
+    await proxy.initialize();
+    proxy.child.kill('SIGTERM');
+    assert.equal(await proxy.exited, 0);
+    assert.match(proxy.output.stderr, /notegate proxy: stop requested; stopping/);
+  });
+
   it('answers a request still in flight when stdin closes, then exits', async () => {
     const slow = await ScriptedServer.start(cleanups, stack.spare.port);
     slow.json('/.well-known/oauth-protected-resource/mcp', {
