@@ -1,3 +1,4 @@
+import type { FetchLike } from '@modelcontextprotocol/client';
 import type { Command, CommandIo, ParsedOptions } from '@notegate/kit/cli';
 import { processIo, untilShutdown } from '@notegate/kit/cli';
 import { fetchAccessToken, requireScope } from '../agent/fetch-access-token.js';
@@ -37,11 +38,23 @@ export function proxyCommand(io: CommandIo = processIo): Command<ProxyOptions> {
       const { audit, close } = openAuditLog(flags.token.auditPath);
       const svidSource = new WorkloadApiClient({ address: flags.token.workloadApi });
       const { resource, trustedIssuers, timeoutMs } = flags.token;
+      // A token fetch still running at exit is cut off, so a hung authz cannot hold the process.
+      const exiting = new AbortController();
+      const fetchUntilExit: FetchLike = (url, init) =>
+        fetch(url, { ...init, signal: AbortSignal.any([exiting.signal, ...(init?.signal ? [init.signal] : [])]) });
       try {
         return await runProxy({
           resource,
           fetchToken: () =>
-            fetchAccessToken({ resource, trustedIssuers, scope: flags.scope, timeoutMs, svidSource, audit }),
+            fetchAccessToken({
+              resource,
+              trustedIssuers,
+              scope: flags.scope,
+              timeoutMs,
+              svidSource,
+              audit,
+              fetch: fetchUntilExit,
+            }),
           refreshMarginMs: PROXY_REFRESH_MARGIN_MS,
           timeoutMs,
           input: process.stdin,
@@ -51,6 +64,7 @@ export function proxyCommand(io: CommandIo = processIo): Command<ProxyOptions> {
           stopRequested: untilShutdown(() => undefined).then(() => 'stop requested'),
         });
       } finally {
+        exiting.abort();
         svidSource.close();
         close();
       }

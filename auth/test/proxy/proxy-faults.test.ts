@@ -9,6 +9,7 @@ import { Cleanups } from '../support/cleanups.js';
 import { freePort } from '../support/notes-server-fixture.js';
 import { JWT_PATTERN, ProxyProcess } from '../support/proxy-process.js';
 import { ScriptedServer } from '../support/scripted-server.js';
+import { waitFor } from '../support/wait-for.js';
 
 /**
  * notegate proxy as a process, spoken to line by line, when things go wrong: bad input from the
@@ -27,7 +28,10 @@ describe('notegate proxy faults', () => {
   after(() => cleanups.run());
 
   let audits = 0;
-  function proxyFor(resource: string, options: { workloadApi?: string; trustedIssuer?: string } = {}) {
+  function proxyFor(
+    resource: string,
+    options: { workloadApi?: string; trustedIssuer?: string; timeoutS?: number } = {},
+  ) {
     const auditLog = join(dir, `audit-${++audits}.jsonl`);
     const proxy = ProxyProcess.start(cleanups, [
       '--resource',
@@ -39,7 +43,7 @@ describe('notegate proxy faults', () => {
       '--audit-log',
       auditLog,
       '--timeout',
-      '5',
+      String(options.timeoutS ?? 5),
     ]);
     const auditLines = async () =>
       (await readFile(auditLog, 'utf8').catch(() => ''))
@@ -106,6 +110,29 @@ describe('notegate proxy faults', () => {
     assert.equal(await proxy.exited, 0);
     assert.deepEqual(proxy.messages, [{ jsonrpc: '2.0', id: 1, result: {} }]);
     await slow.close();
+  });
+
+  it('exits once stdin closes even while authz hangs on a token fetch, cutting that fetch off', async () => {
+    const hung = await ScriptedServer.start(cleanups);
+    let cutOff = false;
+    hung.on('/.well-known/oauth-authorization-server', (req) => {
+      req.socket.once('close', () => {
+        cutOff = true;
+      });
+    });
+    const resource = await ScriptedServer.start(cleanups);
+    resource.json('/.well-known/oauth-protected-resource/mcp', {
+      resource: resource.at('/mcp'),
+      authorization_servers: [hung.url.origin],
+      scopes_supported: ['notes:read'],
+    });
+    // A 300 s timeout: only the cut-off lets the process end within the test.
+    const { proxy } = proxyFor(resource.at('/mcp'), { trustedIssuer: hung.url.origin, timeoutS: 300 });
+    proxy.writeLine(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }));
+    await waitFor('the hung metadata request', () => hung.requests.length > 0);
+    proxy.closeStdin();
+    assert.equal(await proxy.exited, 0);
+    await waitFor('the hung request to be cut off', () => cutOff);
   });
 
   it('without a Workload API socket: a JSON-RPC error naming the SVID step, an audit line, and it keeps serving', async () => {
