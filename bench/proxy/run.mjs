@@ -3,7 +3,8 @@
 // sockets, notegate authz fed by its Workload API, a notes server in this process):
 //  1. the latency one tools/call notes.search gains through the proxy: an SDK v2 client over stdio to
 //     `notegate proxy` against the same SDK client speaking Streamable HTTP directly with a token in
-//     hand, both revisions, interleaved in every round (the machine is shared);
+//     hand, both revisions, interleaved in every round (the machine is shared); "added" is the median
+//     of the per-round differences;
 //  2. the cost of a refresh: the discovery chain itself, and a call through the proxy while its token
 //     is being replaced in the background or must be fetched first (authz minting 2 s tokens).
 //   npx tsc -b && node bench/proxy/run.mjs          (env: BENCH_ROUNDS=300 BENCH_REFRESH_ROUNDS=15)
@@ -94,7 +95,14 @@ header(`tools/call notes.search on loopback, ${ROUNDS} interleaved rounds; milli
 for (const [name, values] of Object.entries(samples)) {
   const revision = name.slice(-10);
   const baseline = samples[`direct SDK client, Streamable HTTP, ${revision}`];
-  const added = name.startsWith('direct') ? '' : (quantile(values, 0.5) - quantile(baseline, 0.5)).toFixed(2);
+  // The median of the per-round differences: each proxied call against the direct call of its own
+  // round, so drifts in the machine's load cancel out.
+  const added = name.startsWith('direct')
+    ? ''
+    : quantile(
+        values.map((ms, i) => ms - baseline[i]),
+        0.5,
+      ).toFixed(2);
   console.log(row(name, values, added));
 }
 

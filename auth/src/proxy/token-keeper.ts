@@ -26,8 +26,8 @@ interface HeldToken {
 
 /**
  * The proxy's access token (docs/protocol.md#proxy). Fetched on demand, never on a timer, so an idle
- * proxy mints nothing. Once the refresh point is reached, the next request starts one refresh in the
- * background and goes out with the current token; only a missing or nearly expired token makes a
+ * proxy mints nothing. Once the refresh point is reached, the next request goes out with the current
+ * token and starts one refresh in the background right after; only a missing or nearly expired token makes a
  * request wait. All waiting requests share one fetch. A failed background refresh is retried by a
  * later request after a capped backoff. `reject` drops a token the server answered 401 to, so the next
  * `bearer()` fetches a new one — once per request, the transport never retries twice.
@@ -68,15 +68,21 @@ export class TokenKeeper {
     if (this.#held?.token.accessToken === accessToken) this.#held = undefined;
   }
 
-  #refresh(): Promise<AccessToken> {
-    this.#inflight ??= this.#fetch().finally(() => {
-      this.#inflight = undefined;
-    });
+  /** The fetch in flight, or a new one; `later` lets the request that asked go out first. */
+  #refresh(later = false): Promise<AccessToken> {
+    if (this.#inflight === undefined) {
+      const fetching = later
+        ? new Promise((resolve) => setImmediate(resolve)).then(() => this.#fetch())
+        : this.#fetch();
+      this.#inflight = fetching.finally(() => {
+        this.#inflight = undefined;
+      });
+    }
     return this.#inflight;
   }
 
   #refreshInBackground(held: HeldToken): void {
-    this.#refresh().catch(() => {
+    this.#refresh(true).catch(() => {
       held.refreshAtMs = this.#options.clock() + backoffDelayMs(REFRESH_RETRY_BACKOFF, this.#failures - 1);
     });
   }

@@ -29,6 +29,8 @@ function harness(lifetimeMs = 300_000) {
       resource: 'http://notes/mcp',
     };
   };
+  /** Lets a deferred background refresh start (it waits for the request that asked to go out). */
+  const turn = () => new Promise((resolve) => setImmediate(resolve));
   /** Resolves the oldest open fetch with a new token. */
   const answer = async () => {
     const next = fetches.shift();
@@ -36,7 +38,7 @@ function harness(lifetimeMs = 300_000) {
     next.resolve(token());
     await new Promise((resolve) => setImmediate(resolve));
   };
-  return { clock, keeper, fetches, failures, answer };
+  return { clock, keeper, fetches, failures, answer, turn };
 }
 
 describe('the proxy token keeper', () => {
@@ -70,6 +72,8 @@ describe('the proxy token keeper', () => {
     assert.equal(h.fetches.length, 0);
     h.clock.advanceMs(1);
     assert.equal(await h.keeper.bearer(), 'token-1', 'the request does not wait');
+    assert.equal(h.fetches.length, 0, 'the request goes out before the refresh starts');
+    await h.turn();
     assert.equal(await h.keeper.bearer(), 'token-1');
     assert.equal(h.fetches.length, 1, 'one background refresh');
     await h.answer();
@@ -98,6 +102,7 @@ describe('the proxy token keeper', () => {
     assert.equal(h.fetches.length, 0);
     h.clock.advanceMs(1);
     assert.equal(await h.keeper.bearer(), 'token-1');
+    await h.turn();
     assert.equal(h.fetches.length, 1, 'background refresh at half its life');
     h.clock.advanceMs(1_000);
     const waiting = h.keeper.bearer();
@@ -112,6 +117,7 @@ describe('the proxy token keeper', () => {
     await first;
     h.clock.advanceMs(240_000);
     await h.keeper.bearer();
+    await h.turn();
     h.fetches.shift()?.reject(transportFailed('token_request', 'http_503', 'authz is down'));
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(h.failures.length, 1);
@@ -119,6 +125,7 @@ describe('the proxy token keeper', () => {
     assert.equal(h.fetches.length, 0, 'no new attempt right away');
     h.clock.advanceMs(1_000);
     await h.keeper.bearer();
+    await h.turn();
     assert.equal(h.fetches.length, 1, 'a new attempt after the backoff');
   });
 
