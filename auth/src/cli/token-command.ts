@@ -59,7 +59,7 @@ export function tokenCommand(io: CommandIo = processIo): Command<TokenOptions> {
 }
 
 /** RFC 6749 §5.1 names; expires_in counts from now, so it is never more than the token has left. */
-export function tokenJson(token: AccessToken, nowMs: number) {
+function tokenJson(token: AccessToken, nowMs: number) {
   return {
     access_token: token.accessToken,
     expires_in: Math.max(0, Math.floor((token.expiresAt.getTime() - nowMs) / 1000)),

@@ -28,7 +28,7 @@ export function failureReply(err: unknown, id: RequestId, context: FailureContex
 }
 
 /** An AgentError as a JSON-RPC error: refusals -32000 (as the notes server's), breakdowns -32603. */
-export function agentErrorReply(id: RequestId, err: AgentError, context: FailureContext): JSONRPCMessage {
+function agentErrorReply(id: RequestId, err: AgentError, context: FailureContext): JSONRPCMessage {
   const code =
     err.failureClass === 'refused' || err.failureClass === 'authentication'
       ? JSON_RPC.serverError
