@@ -12,7 +12,7 @@ const LAYERS = {
     ['spiffe', 'oauth', 'audit', 'metrics'],
     ['policy'],
     ['authz', 'mcp-server', 'agent', 'identity-provider'],
-    ['stdio-wrapper'],
+    ['stdio-wrapper', 'proxy'],
     ['demo'],
     ['cli'],
   ],

@@ -28,6 +28,7 @@ export interface AccessTokenGrant {
   /** Sorted, single-spaced. */
   readonly scope: string;
   readonly nowS: number;
+  readonly lifetimeS: number;
 }
 
 export function accessTokenClaims(grant: AccessTokenGrant): AccessTokenClaims {
@@ -38,7 +39,7 @@ export function accessTokenClaims(grant: AccessTokenGrant): AccessTokenClaims {
     aud: grant.audience,
     scope: grant.scope,
     iat: grant.nowS,
-    exp: grant.nowS + ACCESS_TOKEN_LIFETIME_S,
+    exp: grant.nowS + grant.lifetimeS,
     jti: randomHex(ACCESS_TOKEN_JTI_BYTES),
   };
 }

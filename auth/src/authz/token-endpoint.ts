@@ -8,7 +8,7 @@ import type { PolicySource } from '../policy/policy-source.js';
 import type { Clock } from '../shared/clock.js';
 import { epochSeconds, systemClock } from '../shared/clock.js';
 import type { JwtBundleSource } from '../spiffe/bundles/jwt-bundle-source.js';
-import { accessTokenClaims, signAccessToken } from './access-token.js';
+import { ACCESS_TOKEN_LIFETIME_S, accessTokenClaims, signAccessToken } from './access-token.js';
 import { checkAssertionType } from './check-assertion-type.js';
 import { checkClientId } from './check-client-id.js';
 import { checkGrantType } from './check-grant-type.js';
@@ -50,6 +50,8 @@ export interface TokenEndpointOptions {
   /** Counts every decision (docs/protocol.md#metrics). */
   readonly metrics?: ServiceMetrics;
   readonly clock?: Clock;
+  /** Injected by tests that need tokens to expire soon; docs/protocol.md#access-token fixes 300 s. */
+  readonly accessTokenLifetimeS?: number;
 }
 
 interface IssuedToken extends IssuedTokenRecord {
@@ -65,10 +67,12 @@ export class TokenEndpoint {
   readonly #options: TokenEndpointOptions;
   readonly #clock: Clock;
   readonly #challenge: string;
+  readonly #lifetimeS: number;
 
   constructor(options: TokenEndpointOptions) {
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
+    this.#lifetimeS = options.accessTokenLifetimeS ?? ACCESS_TOKEN_LIFETIME_S;
     this.#challenge = clientAuthChallenge(SPIFFE_JWT_AUTH_METHOD, options.issuer);
   }
 
@@ -81,7 +85,7 @@ export class TokenEndpoint {
       const issued = await this.#authorize(trace.form, trace);
       auditAllow(this.#options.audit, issued);
       this.#options.metrics?.decision(AUDIT_COMPONENT, 'allow', 'issued');
-      return tokenSuccess(issued.accessToken, issued.scope);
+      return tokenSuccess(issued.accessToken, issued.scope, this.#lifetimeS);
     } catch (err) {
       return this.refuse(err, trace);
     }
@@ -121,7 +125,14 @@ export class TokenEndpoint {
     const scope = checkScope(request.scope, target.scopes);
     // "Trust bundle fetch fails" (503) is decided inside checkSvidSignature: it is the key lookup.
 
-    const claims = accessTokenClaims({ issuer, spiffeId: subject.id, audience: target.audience, scope, nowS });
+    const claims = accessTokenClaims({
+      issuer,
+      spiffeId: subject.id,
+      audience: target.audience,
+      scope,
+      nowS,
+      lifetimeS: this.#lifetimeS,
+    });
     return {
       accessToken: await signAccessToken(this.#options.signingKeys.current().signing, claims),
       spiffeId: subject.id,

@@ -45,6 +45,20 @@ const COMMANDS: ReadonlyMap<string, CommandEntry> = new Map<string, CommandEntry
     },
   ],
   [
+    'proxy',
+    {
+      summary: 'Stdio MCP server for any MCP host: relays to a protected notes server with a workload-identity token.',
+      load: async () => (await import('./proxy-command.js')).proxyCommand(),
+    },
+  ],
+  [
+    'token',
+    {
+      summary: 'The discovery chain once: prints an access token for --resource (or JSON with --json), for curl.',
+      load: async () => (await import('./token-command.js')).tokenCommand(),
+    },
+  ],
+  [
     'demo',
     {
       summary: 'The four scenarios end to end, with real processes on loopback and their audit lines.',

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { describe, it } from 'node:test';
+import { waitFor } from '@notegate/kit/testing';
 import { writeFileAtomic } from '../../src/shared/atomic-write.js';
 import { POLICY_YAML } from '../support/authz-fixtures.js';
 import type { Replica } from '../support/replica-stack.js';
 import { sampleValue, scrape, startReplicaStack } from '../support/replica-stack.js';
-import { waitFor } from '../support/wait-for.js';
 
 /** The policy without the agent's grant: its token requests get 400 unauthorized_client. */
 const WITHOUT_AGENT = POLICY_YAML.replace(/ {2}- spiffe_id: spiffe:\/\/example\.org\/agent\n(?: {4}.*\n)+/, '');

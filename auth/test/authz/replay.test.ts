@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { waitFor } from '@notegate/kit/testing';
 import { RedisReplayStore } from '../../src/authz/replay/redis-replay-store.js';
 import { ReplayCache } from '../../src/authz/replay/replay-cache.js';
 import { TOKEN_ENDPOINT_ERRORS } from '../../src/errors/token-endpoint-errors.js';
@@ -9,7 +10,6 @@ import { ManualClock, START_MS } from '../support/manual-clock.js';
 import { freePort } from '../support/notes-server-fixture.js';
 import { localRedisConnection, startRedisServer } from '../support/redis-server.js';
 import { SUBJECT, signToken, testKey } from '../support/svid-fixtures.js';
-import { waitFor } from '../support/wait-for.js';
 
 describe('replay, reject mode (default)', () => {
   it('refuses the second use of an SVID with 401 invalid_client and names the jti in the audit line', async (t) => {

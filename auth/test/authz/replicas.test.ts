@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { waitFor } from '@notegate/kit/testing';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { RESOURCE_A } from '../support/authz-fixtures.js';
 import type { Replica } from '../support/replica-stack.js';
 import { ISSUER, startReplicaStack } from '../support/replica-stack.js';
-import { waitFor } from '../support/wait-for.js';
 
 const accessTokenOf = async (response: Response) => {
   assert.equal(response.status, 200, await response.clone().text());

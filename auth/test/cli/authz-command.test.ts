@@ -6,12 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { describe, it } from 'node:test';
-import { unwrapHelp } from '@notegate/kit/testing';
+import { unwrapHelp, waitFor } from '@notegate/kit/testing';
 import { POLICY_YAML, RESOURCE_A, tokenForm } from '../support/authz-fixtures.js';
 import { runNotegate, startNotegate } from '../support/cli-process.js';
 import { fastClient, startProvider, tempSocketDir } from '../support/provider-fixtures.js';
 import { testKey } from '../support/svid-fixtures.js';
-import { waitFor } from '../support/wait-for.js';
 
 const ISSUER = 'http://127.0.0.1:8080';
 

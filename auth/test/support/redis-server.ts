@@ -1,10 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Registrar } from '@notegate/kit/testing';
+import { killGroups, spawnInGroup } from '@notegate/kit/testing';
 import type { RedisConnection } from '../../src/authz/replay/redis-replay-store.js';
-import type { Registrar } from './cleanups.js';
 import { freePort } from './notes-server-fixture.js';
 
 const READY_TIMEOUT_MS = 10_000;
@@ -31,26 +31,21 @@ export interface RedisServer {
 export async function startRedisServer(t: Registrar): Promise<RedisServer> {
   const port = await freePort();
   const dir = await mkdtemp(join(tmpdir(), 'notegate-redis-'));
-  let child: ChildProcess | undefined = await spawnRedis(port, dir);
+  // Nothing of redis lives there (no persistence): the cleanups may run in any order.
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  let child: ChildProcess | undefined = await spawnRedis(t, port, dir);
   const stop = async () => {
     const running = child;
     child = undefined;
-    if (running?.pid === undefined || running.exitCode !== null) return;
-    const exited = new Promise((resolve) => running.once('exit', resolve));
-    process.kill(-running.pid, 'SIGKILL');
-    await exited;
+    if (running) await killGroups(running);
   };
-  t.after(async () => {
-    await stop();
-    await rm(dir, { recursive: true, force: true });
-  });
   return {
     port,
     url: `redis://127.0.0.1:${port}/0`,
     stop,
     restart: async () => {
       await stop();
-      child = await spawnRedis(port, dir);
+      child = await spawnRedis(t, port, dir);
     },
     pause: () => signal(child, 'SIGSTOP'),
     resume: () => signal(child, 'SIGCONT'),
@@ -68,14 +63,13 @@ function signal(child: ChildProcess | undefined, name: NodeJS.Signals): void {
   process.kill(child.pid, name);
 }
 
-function spawnRedis(port: number, dir: string): Promise<ChildProcess> {
+function spawnRedis(t: Registrar, port: number, dir: string): Promise<ChildProcess> {
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'];
-  // Its own process group, so that a kill reaches it and nothing else.
-  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawnInGroup(t, 'redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
-      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      void killGroups(child);
       reject(new Error(`redis-server did not get ready within ${READY_TIMEOUT_MS} ms: ${output}`));
     }, READY_TIMEOUT_MS);
     child.once('error', (err) => {

@@ -3,14 +3,14 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
+import { spawnNode, waitFor } from '@notegate/kit/testing';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { POLICY_YAML, RESOURCE_A, tokenForm } from './authz-fixtures.js';
-import { MAIN, runNotegate, spawnNode } from './cli-process.js';
+import { MAIN, runNotegate } from './cli-process.js';
 import { mcpHeaders, rpc } from './notes-server-fixture.js';
 import type { RedisServer } from './redis-server.js';
 import { startRedisServer } from './redis-server.js';
 import { AUDIENCE, SUBJECT, signSvid, testKey } from './svid-fixtures.js';
-import { waitFor } from './wait-for.js';
 
 /** One issuer for every replica: they stand behind one URL (docs/protocol.md#running-replicas). */
 export const ISSUER = AUDIENCE;

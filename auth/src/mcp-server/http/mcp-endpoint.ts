@@ -39,6 +39,7 @@ export interface McpEndpointOptions {
  */
 export function createMcpEndpoint(options: McpEndpointOptions) {
   const { identity, verify, catalog, dispatcher, audit } = options;
+  const serverScope = catalog.scopesSupported.join(' ');
 
   async function post(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const trail = newTrail(req.headers.authorization);
@@ -84,6 +85,7 @@ export function createMcpEndpoint(options: McpEndpointOptions) {
     const response = refusalResponse(error, {
       message,
       scope: isBearerError(error) ? trail.scope : undefined,
+      serverScope,
       metadataUrl: identity.metadataUrl,
     });
     if (!res.headersSent) {

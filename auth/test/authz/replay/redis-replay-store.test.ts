@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import { describe, it } from 'node:test';
+import { waitFor } from '@notegate/kit/testing';
 import { Redis } from 'ioredis';
 import { RedisReplayStore } from '../../../src/authz/replay/redis-replay-store.js';
 import { ReplayStoreError } from '../../../src/authz/replay/replay-store.js';
 import type { RedisServer } from '../../support/redis-server.js';
 import { localRedisConnection, startRedisServer } from '../../support/redis-server.js';
-import { waitFor } from '../../support/wait-for.js';
 
 const ISSUER = 'http://authz.test';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { compactVerify, createLocalJWKSet, decodeProtectedHeader, importJWK, jwtVerify } from 'jose';
-import { accessTokenClaims, signAccessToken } from '../../../src/authz/access-token.js';
+import { ACCESS_TOKEN_LIFETIME_S, accessTokenClaims, signAccessToken } from '../../../src/authz/access-token.js';
 import { parseSigningKeyFile, privateKeyEntry } from '../../../src/authz/signing/key-file.js';
 
 function entry(kid: string) {
@@ -74,6 +74,7 @@ describe('signAccessToken', () => {
       audience: 'http://notes.test/mcp',
       scope: 'notes:read',
       nowS: Math.floor(Date.now() / 1000),
+      lifetimeS: ACCESS_TOKEN_LIFETIME_S,
     });
     const token = await signAccessToken(set.signing, claims);
     assert.deepEqual(decodeProtectedHeader(token), { alg: 'ES256', typ: 'at+jwt', kid: 'first' });

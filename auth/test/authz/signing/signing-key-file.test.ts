@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { describe, it } from 'node:test';
+import { waitFor } from '@notegate/kit/testing';
 import { privateKeyEntry } from '../../../src/authz/signing/key-file.js';
 import { SigningKeyFile } from '../../../src/authz/signing/signing-key-file.js';
 import { writeFileAtomic } from '../../../src/shared/atomic-write.js';
-import { waitFor } from '../../support/wait-for.js';
 
 const keysFile = (...kids: string[]) =>
   JSON.stringify({
