@@ -9,7 +9,7 @@ const LAYERS = {
   kit: [['records', 'error-message', 'node-floor'], ['cli', 'http'], ['testing']],
   auth: [
     ['errors', 'shared'],
-    ['spiffe', 'oauth', 'audit'],
+    ['spiffe', 'oauth', 'audit', 'metrics'],
     ['policy'],
     ['authz', 'mcp-server', 'agent', 'identity-provider'],
     ['stdio-wrapper', 'proxy'],

@@ -1,6 +1,6 @@
 import { CompactSign } from 'jose';
 import { randomHex } from '../shared/random-hex.js';
-import type { AccessTokenSigningKey } from './signing-key.js';
+import type { AccessTokenSigningKey } from './signing/signing-key.js';
 
 /** Spec "Limits": access token lifetime 300 s, fixed. */
 export const ACCESS_TOKEN_LIFETIME_S = 300;

@@ -19,6 +19,15 @@ const COMMANDS: ReadonlyMap<string, CommandEntry> = new Map<string, CommandEntry
     {
       summary: 'Token service: a JWT-SVID client assertion in, an audience-bound ES256 access token out.',
       load: async () => (await import('./authz-command.js')).authzCommand(),
+      subcommands: new Map<string, CommandEntry>([
+        [
+          'keygen',
+          {
+            summary: 'Writes or changes the signing key file of authz --signing-keys.',
+            load: async () => (await import('./authz-keygen-command.js')).authzKeygenCommand(),
+          },
+        ],
+      ]),
     },
   ],
   [

@@ -4,6 +4,8 @@ import { EXIT, listenAddressOf, parseHttpUrl, UsageError, untilShutdown } from '
 import { closeServer, listen } from '@notegate/kit/http';
 import { openAuditLog } from '../audit/audit-log.js';
 import { createNotesServer } from '../mcp-server/notes-server.js';
+import { NotesServerMetrics } from '../metrics/notes-server-metrics.js';
+import { METRICS_OPTIONS, parseMetricsAddress, startMetricsListener } from './metrics-option.js';
 
 const options = {
   name: {
@@ -49,6 +51,7 @@ const options = {
     defaultText: 'stderr',
     description: 'Append one JSON audit line per decision to FILE.',
   },
+  ...METRICS_OPTIONS,
 } as const;
 
 type NotesServerOptions = typeof options;
@@ -64,8 +67,10 @@ export const notesServerCommand: Command<NotesServerOptions> = {
     '/.well-known/oauth-protected-resource<resource path>. Prints "listening on <endpoint URL>" once ready.',
   options,
   run: async (line: CommandLine<NotesServerOptions>) => {
-    const { name, resource, issuer, jwksUri, notesDir, host, port, auditPath } = readOptions(line);
+    const { name, resource, issuer, jwksUri, notesDir, host, port, auditPath, metricsAddress } = readOptions(line);
+    const log = (message: string) => process.stderr.write(`notes-server: ${message}\n`);
     const { audit, close: closeAudit } = openAuditLog(auditPath);
+    const metrics = new NotesServerMetrics();
     const notes = await createNotesServer({
       name,
       resource,
@@ -73,15 +78,19 @@ export const notesServerCommand: Command<NotesServerOptions> = {
       jwksUri,
       notesDir,
       audit,
-      onFault: (tool, err) => process.stderr.write(`notes-server: tool ${tool} failed: ${String(err)}\n`),
+      metrics,
+      onFault: (tool, err) => log(`tool ${tool} failed: ${String(err)}`),
     });
-    const base = await listen(notes.server, host, port).catch((err: NodeJS.ErrnoException) => {
+    const metricsServer = await startMetricsListener(metrics, metricsAddress, log);
+    const base = await listen(notes.server, host, port).catch(async (err: NodeJS.ErrnoException) => {
+      await metricsServer?.close();
       throw new UsageError(`--host/--port: cannot listen on ${host}:${port} (${err.code ?? err.message})`);
     });
     process.stdout.write(`listening on ${new URL(new URL(resource).pathname, base).href.replace(/\/$/, '')}\n`);
     await untilShutdown(async () => {
       await notes.close();
       await closeServer(notes.server);
+      await metricsServer?.close();
       closeAudit();
     });
     return EXIT.ok;
@@ -104,5 +113,6 @@ function readOptions(line: CommandLine<NotesServerOptions>) {
     notesDir: resolve(o['notes-dir'] ?? `.notegate/notes/${o.name}`),
     ...listenAddressOf(resource, o.host, o.port),
     auditPath: o['audit-log'],
+    metricsAddress: parseMetricsAddress(o),
   };
 }

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { type Handler, matchRoute, pathOf, type RouteTable, sendJson } from '@notegate/kit/http';
 import type { AuditLog } from '../audit/audit-log.js';
+import type { NotesServerMetrics } from '../metrics/notes-server-metrics.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { VerifiedTokenCache } from './bearer/verified-token-cache.js';
 import { createAccessTokenVerifier } from './bearer/verify-access-token.js';
@@ -34,6 +35,8 @@ export interface NotesServerConfig {
   readonly tools?: (store: NotesStore) => readonly ToolRegistration[];
   /** Told about unexpected tool exceptions (the client gets a fixed text). */
   readonly onFault?: (tool: string, err: unknown) => void;
+  /** Decisions, request durations and key set fetches (docs/protocol.md#metrics). */
+  readonly metrics?: NotesServerMetrics;
 }
 
 export interface NotesServer {
@@ -60,6 +63,7 @@ export async function createNotesServer(config: NotesServerConfig): Promise<Note
     fetchKeySet: () => fetchKeySet(config.jwksUri, fetchImpl),
     clock,
     onKeysRevoked: () => tokenCache?.clear(),
+    ...(config.metrics && { onFetched: config.metrics.keySetFetched.bind(config.metrics) }),
   });
   const verify = createAccessTokenVerifier({
     issuer: config.issuer,
@@ -74,11 +78,19 @@ export async function createNotesServer(config: NotesServerConfig): Promise<Note
     verify,
     catalog,
     dispatcher,
-    audit: new DecisionAudit(config.audit, config.name),
+    audit: new DecisionAudit(config.audit, config.name, config.metrics),
   });
   const metadata = protectedResourceMetadata(identity, config.issuer, catalog.scopesSupported, config.name);
   const routes: RouteTable = new Map<string, Readonly<Record<string, Handler>>>([
-    [identity.endpointPath, { POST: endpoint.post }],
+    [
+      identity.endpointPath,
+      {
+        POST: (req, res) => {
+          config.metrics?.timeResponse(res);
+          return endpoint.post(req, res);
+        },
+      },
+    ],
     [identity.metadataPath, { GET: (_req, res) => sendJson(res, 200, metadata) }],
   ]);
   const server = createServer((req, res) => {

@@ -46,6 +46,11 @@ describe('notegate authz', () => {
       /--max-svid-lifetime SECONDS .*\(default: 300\)/,
       /--svid-replay reject\|allow-reuse-within-lifetime .*\(default: reject\)/,
       /--audit-log FILE .*\(default: stderr\)/,
+      /--replay-store STORE .*NOTEGATE_REDIS_PASSWORD.*\(default: memory\)/,
+      /--replay-capacity N .*\(default: 10000 with memory, 1000000 with Redis\)/,
+      /--signing-keys FILE .*\(default: none; one key generated in memory at start\)/,
+      /--metrics-port PORT .*\(default: none: no metrics listener\)/,
+      /--metrics-host HOST .*loopback.*\(default: 127\.0\.0\.1\)/,
       /--help/,
     ]) {
       assert.match(unwrapHelp(stdout), line);
@@ -62,6 +67,24 @@ describe('notegate authz', () => {
       stderr,
       /bad\.yaml: grants\[0\]\.resources\[1\]\.scopes\[1\]: "bad scope" is not an RFC 6749 scope-token/,
     );
+  });
+
+  it('exits 2 naming the signing key file and its wrong entry', async (t) => {
+    const { dir, policy, bundle } = await workspace(t);
+    const keys = join(dir, 'keys.json');
+    await writeFile(keys, JSON.stringify({ keys: [{ kty: 'EC', crv: 'P-256' }] }));
+    const { code, stderr } = await authz([
+      '--issuer',
+      ISSUER,
+      '--policy',
+      policy,
+      '--jwt-bundle',
+      bundle,
+      '--signing-keys',
+      keys,
+    ]);
+    assert.equal(code, 2);
+    assert.match(stderr, /--signing-keys .*keys\.json: keys\[0\]\.x: /);
   });
 
   it('exits 2 naming both bundle sources when neither is given', async (t) => {
@@ -101,6 +124,13 @@ describe('notegate authz', () => {
       ],
       [['--issuer', ISSUER, ...base, '--audit-log', '/nonexistent-dir/audit.log'], /--audit-log: cannot open/],
       [['--issuer', ISSUER, ...base, '--verbose'], /unknown option --verbose/],
+      [['--issuer', ISSUER, ...base, '--replay-store', 'disk'], /--replay-store: 'disk' is not a URL/],
+      [['--issuer', ISSUER, ...base, '--replay-capacity', 'lots'], /--replay-capacity: 'lots' is not an integer/],
+      [['--issuer', ISSUER, ...base, '--metrics-port', '70000'], /--metrics-port: 70000 is out of range/],
+      [
+        ['--issuer', ISSUER, ...base, '--signing-keys', '/nonexistent/keys.json'],
+        /--signing-keys \/nonexistent\/keys\.json: cannot read/,
+      ],
     ];
     const results = await Promise.all(cases.map(([args]) => authz(args)));
     for (const [index, [args, message]] of cases.entries()) {

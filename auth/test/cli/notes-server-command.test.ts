@@ -31,7 +31,10 @@ describe('notegate notes-server', () => {
       '--host HOST',
       '--port PORT',
       '--audit-log FILE',
+      '--metrics-port PORT',
+      '--metrics-host HOST',
     ]);
+    assert.match(unwrapHelp(result.stdout), /--metrics-host HOST .*loopback.*\(default: 127\.0\.0\.1\)/);
     assert.match(result.stdout, /^ {2}--help /m);
     assert.match(unwrapHelp(result.stdout), /--name NAME .*\(default: notes\)/);
     assert.match(
@@ -60,6 +63,7 @@ describe('notegate notes-server', () => {
     ['a bad port', [...REQUIRED, '--port', '70000'], /--port: 70000 is out of range \(allowed: 0 to 65535\)/],
     ['a bad name', [...REQUIRED, '--name', 'has space'], /--name: 'has space' is not allowed/],
     ['an unknown option', [...REQUIRED, '--verbose'], /unknown option --verbose/],
+    ['a bad metrics port', [...REQUIRED, '--metrics-port', 'x'], /--metrics-port: 'x' is not an integer/],
     ['an unwritable audit log', [...REQUIRED, '--audit-log', '/proc/nope/audit.log'], /--audit-log: cannot open/],
   ];
   it('exits 2 naming the problem for each bad start', async () => {

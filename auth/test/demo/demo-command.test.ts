@@ -120,6 +120,14 @@ describe('notegate demo (a child process, the whole deployment on loopback)', ()
     assert.equal(JSON.parse(written.stdout).structuredContent.created, true);
     const stolen = await shell(refused);
     assert.equal(JSON.parse(stolen.stdout.trim().split('\n')[1] ?? '{}').status, 401);
+    // The metrics of the four servers, on loopback: authz counted the tokens it issued.
+    const metricsUrls = [...output.stdout.matchAll(/curl -s (http:\/\/127\.0\.0\.1:\d+\/metrics)/g)].map((m) => m[1]);
+    assert.equal(metricsUrls.length, 4, output.stdout);
+    const authzMetrics = await (await fetch(String(metricsUrls[0]))).text();
+    assert.match(
+      authzMetrics,
+      /^notegate_decisions_total\{component="authz",decision="allow",reason="issued"\} [1-9]/m,
+    );
 
     const running = descendants(child.pid ?? 0);
     child.kill('SIGTERM');

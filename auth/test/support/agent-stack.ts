@@ -8,6 +8,7 @@ import { startAuthz } from '../../src/authz/authz-server.js';
 import type { DevelopmentIdentityProvider } from '../../src/identity-provider/identity-provider.js';
 import { createNotesServer } from '../../src/mcp-server/notes-server.js';
 import { parsePolicy } from '../../src/policy/policy-file.js';
+import { fixedPolicy } from '../../src/policy/policy-source.js';
 import type { WorkloadApiClient } from '../../src/spiffe/workload-api/client.js';
 import type { Registrar } from './cleanups.js';
 import { CountingProxy } from './counting-proxy.js';
@@ -80,7 +81,7 @@ export async function startAgentStack(registrar: Registrar, options: AgentStackO
   const authzAudit: string[] = [];
   const authz = await startAuthz({
     issuer,
-    policy: parsePolicy(policyYaml(resourceA, resourceB, resourceC, spare.resource), 'agent stack policy'),
+    policy: fixedPolicy(parsePolicy(policyYaml(resourceA, resourceB, resourceC, spare.resource), 'agent stack policy')),
     bundles,
     replayMode: 'reject',
     maxSvidLifetimeS: 300,
