@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { waitFor } from '@notegate/kit/testing';
 import { writeFileAtomic } from '../../src/shared/atomic-write.js';
 import { POLICY_YAML } from '../support/authz-fixtures.js';
+import { NEEDS_REDIS_SERVER } from '../support/redis-server.js';
 import type { Replica } from '../support/replica-stack.js';
 import { sampleValue, scrape, startReplicaStack } from '../support/replica-stack.js';
 
@@ -17,7 +18,7 @@ const replace = (path: string, text: string) => writeFileAtomic(dirname(path), b
 const reloads = async (replica: Replica, result: string) =>
   sampleValue(await scrape(replica.metricsUrl), 'notegate_config_reloads_total', { file: 'policy', result });
 
-describe('policy reload', () => {
+describe('policy reload', NEEDS_REDIS_SERVER, () => {
   it('puts a changed policy file in force, and keeps the old policy when the new one is invalid', async (t) => {
     const { replicas, svid, policy } = await startReplicaStack(t, { count: 1 });
     const [authz] = replicas as [Replica];

@@ -8,7 +8,7 @@ import type { AuthzHarness } from '../support/authz-fixtures.js';
 import { ISSUER, startHarness } from '../support/authz-fixtures.js';
 import { ManualClock, START_MS } from '../support/manual-clock.js';
 import { freePort } from '../support/notes-server-fixture.js';
-import { localRedisConnection, startRedisServer } from '../support/redis-server.js';
+import { localRedisConnection, NEEDS_REDIS_SERVER, startRedisServer } from '../support/redis-server.js';
 import { SUBJECT, signToken, testKey } from '../support/svid-fixtures.js';
 
 describe('replay, reject mode (default)', () => {
@@ -132,7 +132,7 @@ describe('replay, allow-reuse-within-lifetime mode', () => {
     assert.equal(h.lastAudit().svid_uses, null);
   });
 
-  it('counts the uses of one SVID across replicas that share a Redis store', async (t) => {
+  it('counts the uses of one SVID across replicas that share a Redis store', NEEDS_REDIS_SERVER, async (t) => {
     const redis = await startRedisServer(t);
     const clock = new ManualClock(Date.now());
     const harnesses: AuthzHarness[] = [];

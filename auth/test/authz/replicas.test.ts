@@ -4,6 +4,7 @@ import { waitFor } from '@notegate/kit/testing';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { RESOURCE_A } from '../support/authz-fixtures.js';
+import { NEEDS_REDIS_SERVER } from '../support/redis-server.js';
 import type { Replica } from '../support/replica-stack.js';
 import { ISSUER, startReplicaStack } from '../support/replica-stack.js';
 
@@ -17,7 +18,7 @@ const kidsPublishedBy = async (replica: Replica) => {
   return jwks.keys.map((key) => key.kid);
 };
 
-describe('two authz replicas with one Redis store and one key file', () => {
+describe('two authz replicas with one Redis store and one key file', NEEDS_REDIS_SERVER, () => {
   it('refuses at replica B an SVID already used at replica A (reject mode)', async (t) => {
     const { replicas, svid } = await startReplicaStack(t);
     const [a, b] = replicas as [Replica, Replica];

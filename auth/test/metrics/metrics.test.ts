@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { NEEDS_REDIS_SERVER } from '../support/redis-server.js';
 import type { Replica } from '../support/replica-stack.js';
 import { sampleValue, scrape, startReplicaStack } from '../support/replica-stack.js';
 
-describe('GET /metrics of authz and the notes server', () => {
+describe('GET /metrics of authz and the notes server', NEEDS_REDIS_SERVER, () => {
   it('serves the Prometheus text format on a loopback listener of its own, which a parser reads', async (t) => {
     const { replicas, notes, svid, callNotes } = await startReplicaStack(t, { count: 1 });
     const [authz] = replicas as [Replica];

@@ -1,4 +1,4 @@
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,17 @@ import type { RedisConnection } from '../../src/authz/replay/redis-replay-store.
 import { freePort } from './notes-server-fixture.js';
 
 const READY_TIMEOUT_MS = 10_000;
+
+/**
+ * The option that skips a test needing redis-server where it is not installed, with the reason
+ * (`.ci/run` installs Debian's package, so CI always runs them); false where it is installed.
+ */
+export const NEEDS_REDIS_SERVER: { readonly skip: string | false } = {
+  skip:
+    spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0
+      ? false
+      : 'redis-server is not installed (Debian package redis-server; .ci/run installs it)',
+};
 
 /** A real redis-server (Debian's package) of one test: its own port, its own directory, no persistence. */
 export interface RedisServer {

@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { RedisReplayStore } from '../../../src/authz/replay/redis-replay-store.js';
 import { ReplayStoreError } from '../../../src/authz/replay/replay-store.js';
 import type { RedisServer } from '../../support/redis-server.js';
-import { localRedisConnection, startRedisServer } from '../../support/redis-server.js';
+import { localRedisConnection, NEEDS_REDIS_SERVER, startRedisServer } from '../../support/redis-server.js';
 
 const ISSUER = 'http://authz.test';
 
@@ -45,7 +45,7 @@ const failureOf = async (attempt: Promise<unknown>) => {
   return 'none';
 };
 
-describe('RedisReplayStore on a real redis-server', () => {
+describe('RedisReplayStore on a real redis-server', NEEDS_REDIS_SERVER, () => {
   it('records a first use, counts each later one, and keeps the key until its deadline', async (t) => {
     const server = await startRedisServer(t);
     const store = await storeOn(t, server);
