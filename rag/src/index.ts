@@ -1,8 +1,9 @@
 /**
  * `@notegate/rag`: index markdown vaults and search them, as the `notegate-rag`
- * CLI does. Load a config, run an index, open the index for search (a
- * `SnapshotSource` follows it while an index run updates it), search a
- * snapshot, or serve the search API.
+ * CLI does. Load a config, run an index, open it for search in-process
+ * (`openIndex(...).search(...)`, which follows the file while an index run
+ * updates it), serve the search API, or measure quality on a BEIR dataset
+ * (`runEval`).
  */
 
 export { loadEnvironment, type RagEnvironment } from './config/environment.js';
@@ -13,6 +14,18 @@ export type { Embedder } from './embed/embedder.js';
 export { ResidentModel, type ResidentModelState } from './embed/resident-model.js';
 export { loadTransformersEmbedder } from './embed/transformers-embedder.js';
 export { RagError, type RagErrorCode } from './errors/rag-error.js';
+export { type BeirDataset, type BeirDocument, loadBeirDataset, type Split } from './eval/beir-dataset.js';
+export { dedupe, meanScores, ndcgAt, type QueryScores, recallAt, scoreQuery } from './eval/metrics.js';
+export type { WeightsCheck } from './eval/model-check.js';
+export {
+  EVAL_MODES,
+  type EvalMode,
+  type EvalOptions,
+  type EvalProgress,
+  type EvalReport,
+  type ModeReport,
+  runEval,
+} from './eval/run-eval.js';
 export {
   type IndexCapabilities,
   parseSearchRequest,

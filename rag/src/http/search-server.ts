@@ -114,8 +114,8 @@ function parseJson(raw: Buffer): unknown {
   }
 }
 
-/** The hit fields of docs/retrieval.md#post-search, with the component ranks. */
-function hitJson(hit: SearchHit): Record<string, unknown> {
+/** The hit fields of docs/retrieval.md#post-search, with the component ranks (also `notegate-rag search --json`). */
+export function hitJson(hit: SearchHit): Record<string, unknown> {
   return {
     vault: hit.vault,
     path: hit.path,
