@@ -35,6 +35,14 @@ export interface EvalOptions {
   readonly loadEmbedder?: (model: ModelSpec, cacheDir: string) => Promise<Embedder>;
   readonly onProgress?: (event: EvalProgress) => void;
   readonly clock?: () => number;
+  /** Internal (benchmarks): the full-text layout to build (`words`: the fallback without the trigram table). */
+  readonly lexicalLayout?: 'auto' | 'words';
+  /**
+   * Internal (benchmarks): index the corpus this many times, one vault each,
+   * to check that the ranking holds as the index grows (a document ranks at
+   * its best chunk in any copy).
+   */
+  readonly copies?: number;
 }
 
 export type EvalProgress =
@@ -79,10 +87,13 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   emit({ kind: 'loaded', documents: dataset.documents.length, queries: dataset.judgments.size });
   const work = realpathSync(options.workDir ?? mkdtempSync(path.join(tmpdir(), 'notegate-eval-')));
   try {
-    const vaultDir = path.join(work, 'corpus');
-    mkdirSync(vaultDir, { recursive: true });
-    const documentOf = writeCorpusVault(vaultDir, dataset.documents);
-    const config = throwAwayConfig(work, vaultDir, options.model);
+    const vaultDirs = Array.from({ length: options.copies ?? 1 }, (_, i) => path.join(work, `corpus-${i}`));
+    let documentOf = new Map<string, string>();
+    for (const dir of vaultDirs) {
+      mkdirSync(dir, { recursive: true });
+      documentOf = writeCorpusVault(dir, dataset.documents);
+    }
+    const config = throwAwayConfig(work, vaultDirs, options.model);
     const startedAtMs = clock();
     const summary = await runIndex({
       config,
@@ -90,6 +101,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       download: options.download,
       loadEmbedder: options.loadEmbedder,
       onProgress: (event) => emit({ kind: 'index', event }),
+      lexicalLayout: options.lexicalLayout,
     });
     const indexMs = clock() - startedAtMs;
     if (summary.failed.length > 0) {
@@ -157,14 +169,14 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   }
 }
 
-/** A config of one vault, the corpus, indexed into `work`. */
-function throwAwayConfig(work: string, vaultDir: string, model: ModelSpec): RagConfig {
+/** A config of the corpus vaults, indexed into `work`. */
+function throwAwayConfig(work: string, vaultDirs: readonly string[], model: ModelSpec): RagConfig {
   return {
     configPath: path.join(work, 'vaults.json'),
     repoRoot: work,
     model,
     indexPath: path.join(work, 'index.sqlite'),
-    vaults: [{ id: 'corpus', path: vaultDir, realPath: vaultDir }],
+    vaults: vaultDirs.map((dir, i) => ({ id: `corpus-${i}`, path: dir, realPath: dir })),
     diode: { allowedRoots: [work], homeDirs: [] },
   };
 }

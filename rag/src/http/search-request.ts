@@ -18,7 +18,7 @@ export interface IndexCapabilities {
   readonly vectors: boolean;
 }
 
-/** docs/retrieval.md#limits: top is an integer 1 to 50, default 8. */
+/** docs/retrieval.md#post-search: top is an integer 1 to 50, default 8. */
 export const TOP_MIN = 1;
 export const TOP_MAX = 50;
 /** Defaults and their reasons: docs/retrieval.md#post-search. `mode` is `lexical` on an index without vectors. */
