@@ -62,6 +62,7 @@ async function runSearch(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps
     model: config.model,
     modelCacheDir: environment.modelCacheDir,
     modelHubUrl: environment.modelHubUrl,
+    loadModel: 'when-needed',
   });
   try {
     const result = await index.search({

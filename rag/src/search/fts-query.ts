@@ -3,8 +3,8 @@ import type { QueryTerm, QueryTerms } from '../lexical/query-terms.js';
 /**
  * FTS5 MATCH expressions from query terms, built so that no user text can be
  * FTS5 syntax (docs/retrieval.md#lexical-leg): every term is a double-quoted
- * FTS5 string with inner `"` doubled (sqlite.org/fts5.html §3.1), so `AND`,
- * `OR`, `NOT`, `NEAR`, `:`, `*`, `^`, parentheses and hyphens are plain text.
+ * FTS5 string with inner `"` doubled, so `AND`, `OR`, `NOT`, `NEAR`, `:`, `*`,
+ * `^`, parentheses and hyphens are plain text.
  * The only operators are the ones written here: `OR` between terms and `*`
  * after a prefix term.
  */

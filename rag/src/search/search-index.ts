@@ -21,6 +21,12 @@ export interface SearchIndexOptions {
   readonly clock?: () => number;
   /** Pause between reloads of a busy index (tests: none). */
   readonly reloadSpacing?: SnapshotSourceOptions['reloadSpacing'];
+  /**
+   * When the query model loads: from `start()` on (a server, so that the first
+   * search does not wait), or at the first search that embeds its query (one
+   * lexical search from the shell loads none). Default: at start.
+   */
+  readonly loadModel?: 'at-start' | 'when-needed';
 }
 
 /**
@@ -33,6 +39,7 @@ export class SearchIndex {
   readonly model: ModelSpec;
   readonly snapshots: SnapshotSource;
   private readonly embedder: ResidentModel | undefined;
+  private readonly loadModelAtStart: boolean;
 
   constructor(options: SearchIndexOptions) {
     const { model, modelCacheDir } = options;
@@ -47,11 +54,12 @@ export class SearchIndex {
     const hubUrl = options.modelHubUrl ?? new URL(DEFAULT_MODEL_HUB_URL);
     const load = options.loadEmbedder ?? ((spec, dir) => loadFromCache(spec, dir, hubUrl));
     this.embedder = hasVectors(model) ? new ResidentModel(() => load(model, modelCacheDir)) : undefined;
+    this.loadModelAtStart = (options.loadModel ?? 'at-start') === 'at-start';
   }
 
-  /** Starts loading the model in the background and resolves once the first snapshot is loaded (or failed). */
+  /** Starts loading the model in the background (unless `loadModel` says when needed); resolves once the first snapshot has loaded or failed. */
   async start(): Promise<void> {
-    this.embedder?.start();
+    if (this.loadModelAtStart) this.embedder?.start();
     await this.snapshots.start();
   }
 
@@ -77,6 +85,7 @@ export class SearchIndex {
     if (needsQueryVector(options.mode)) {
       if (!this.embedder)
         throw new RagError('ERR_NO_VECTORS', `a ${options.mode} search needs vectors; this index has none`);
+      this.embedder.start();
       queryVector = await this.embedder.embedQuery(options.query);
     }
     // From here to the result nothing awaits: the snapshot cannot be swapped under this search.

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import { unwrapHelp } from '@notegate/kit/testing';
 import { cliPath, type Finished, runNode } from '../../test-support/child.js';
-import { MINILM, type Workspace, workspace } from '../../test-support/fixtures.js';
+import { MINILM, tempDir, type Workspace, workspace } from '../../test-support/fixtures.js';
 import { testModelCache } from '../../test-support/test-model/test-model.js';
 
 const NOTES = {
@@ -12,8 +12,8 @@ const NOTES = {
   'zh/db.md': '# 数据\n\n分布式数据库系统的设计与实现。\n',
 };
 
-function cli(t: TestContext, ws: Workspace, args: readonly string[]): Promise<Finished> {
-  const env = { PATH: process.env.PATH, HOME: ws.home, NOTEGATE_MODEL_CACHE: testModelCache() };
+function cli(t: TestContext, ws: Workspace, args: readonly string[], cache = testModelCache()): Promise<Finished> {
+  const env = { PATH: process.env.PATH, HOME: ws.home, NOTEGATE_MODEL_CACHE: cache };
   return runNode(t, cliPath(), args, { env, cwd: ws.root });
 }
 
@@ -84,6 +84,14 @@ describe('notegate-rag search', () => {
       if (mode[1] === 'dense') assert.ok(hits.every((h) => h.lexical_rank === null));
       if (mode.length === 0) assert.equal(hits.find((h) => h.lexical_rank === 1)?.path, 'ops/keys.md');
     }
+    // A lexical search loads no model: it works with the model's files gone, a hybrid one says which are missing.
+    const emptyCache = tempDir(t);
+    const lexical = await cli(t, ws, ['search', 'signing keys', '--mode', 'lexical'], emptyCache);
+    assert.equal(lexical.code, 0, lexical.stderr);
+    assert.match(lexical.stdout, /^1\. Keys {2}notes\/ops\/keys\.md/);
+    const hybrid = await cli(t, ws, ['search', 'signing keys'], emptyCache);
+    assert.equal(hybrid.code, 1);
+    assert.match(hybrid.stderr, /is not in the model cache/);
   });
 
   it('says what to do when there is no index yet', async (t) => {
