@@ -19,14 +19,14 @@ const LAYERS = {
   rag: [
     ['errors'],
     ['config'],
-    ['walk', 'embed'],
+    ['walk', 'embed', 'lexical'],
     ['chunk'],
     ['store'],
     ['vectors'],
     ['snapshot'],
     ['search'],
     ['indexer'],
-    ['http'],
+    ['http', 'eval'],
     ['cli'],
   ],
 };

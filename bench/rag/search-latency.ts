@@ -1,11 +1,13 @@
 /**
  * Search latency of `notegate-rag serve`'s search path over a real index file
- * (real schema, real write path, FTS5 trigram): dense, hybrid and hybrid+MMR
- * at 10k and 100k chunks, p50/p95 excluding and including query embedding,
- * against the ceiling of a plain exact scan over a Float32Array in the same
- * run; then sustained requests/s over HTTP with autocannon in a separate process.
+ * (real schema, real write path, the word and trigram tables): the lexical
+ * leg alone, dense, hybrid and hybrid+MMR at 10k and 100k chunks, p50/p95
+ * excluding and including query embedding, against the ceiling of a plain
+ * exact scan over a Float32Array in the same run; then sustained requests/s
+ * over HTTP with autocannon in a separate process.
  * Text: sentences of the SciFact abstracts (~900 characters a chunk);
  * vectors: synthetic unit vectors around 500 random centres (cos ≈ 0.8).
+ * Goals (docs/retrieval.md#benchmarks): lexical p95 ≤ 15 ms, hybrid p95 ≤ 25 ms at 100k chunks.
  *
  * Run: npx tsc -b && node bench/rag/dist/search-latency.js [--sizes 10000,100000] [--queries 60] [--duration 10]
  * (the stand-in model: NOTEGATE_STANDIN_MODELS, a model cache folder; SciFact: the shared folder,
@@ -23,9 +25,8 @@ import {
   findModel,
   IndexSnapshot,
   loadTransformersEmbedder,
-  ResidentModel,
+  SearchIndex,
   type SearchOptions,
-  SnapshotSource,
   searchSnapshot,
 } from '@notegate/rag';
 import { exactScan, IndexStore, rangesFor } from '@notegate/rag/internals';
@@ -145,14 +146,19 @@ async function main(): Promise<void> {
         `${size} chunks: built in ${(buildMs / 1000).toFixed(1)} s, loaded in ${snapshot.loadDurationMs} ms, backend ${snapshot.vectors.backend}`,
       );
       const all = ['big', 'mid', 'small'];
-      const measure = (label: string, run: (i: number) => unknown, withEmbedding = true) => {
+      const measure = (
+        label: string,
+        run: (i: number) => unknown,
+        withEmbedding = true,
+        queries: readonly number[] = texts.map((_, i) => i),
+      ) => {
         for (let i = 0; i < 3; i += 1) run(i);
-        const samples = texts.map((_, i) => {
+        const samples = queries.map((i) => {
           const started = performance.now();
           run(i);
           return performance.now() - started;
         });
-        const total = samples.map((s, i) => s + (embedding[i] ?? 0));
+        const total = samples.map((s, k) => s + (embedding[queries[k] ?? 0] ?? 0));
         rows.push([String(size), label, ...percentiles(samples), ...(withEmbedding ? percentiles(total) : ['–', '–'])]);
       };
       const options = (i: number, extra: Partial<SearchOptions>): SearchOptions => ({
@@ -160,11 +166,13 @@ async function main(): Promise<void> {
         top: TOP,
         vaults: all,
         namespaces: undefined,
-        hybrid: false,
+        mode: 'dense',
         mmr: false,
         mmrLambda: 0.7,
         ...extra,
       });
+      const claims = texts.flatMap((_, i) => (i % 2 === 0 ? [i] : []));
+      const words = texts.flatMap((_, i) => (i % 2 === 1 ? [i] : []));
       const matrix = snapshot.vectors.matrix;
       const plain = exactScan(matrix);
       const everyRow = rangesFor(matrix, all, undefined);
@@ -173,21 +181,27 @@ async function main(): Promise<void> {
         (i) => plain.topK(vectors[i] ?? new Float32Array(), 50, everyRow),
         false,
       );
+      const lexical = (i: number, extra: Partial<SearchOptions> = {}) =>
+        searchSnapshot(snapshot, undefined, options(i, { mode: 'lexical', ...extra }));
+      measure('lexical leg alone', (i) => lexical(i), false);
+      measure('lexical, claims only', (i) => lexical(i), false, claims);
+      measure('lexical, single words only', (i) => lexical(i), false, words);
+      measure('lexical, vault small (1%)', (i) => lexical(i, { vaults: ['small'] }), false);
       measure('dense', (i) => searchSnapshot(snapshot, vectors[i] ?? new Float32Array(), options(i, {})));
       measure('hybrid', (i) => {
         const started = performance.now();
-        const result = searchSnapshot(snapshot, vectors[i] ?? new Float32Array(), options(i, { hybrid: true }));
-        const key = `${size}\t${result.lexicalPath}`;
+        const result = searchSnapshot(snapshot, vectors[i] ?? new Float32Array(), options(i, { mode: 'hybrid' }));
+        const key = `${size}\t${result.lexicalTiers.join('+') || 'none'}`;
         paths.set(key, [...(paths.get(key) ?? []), performance.now() - started]);
       });
       measure('hybrid + MMR', (i) =>
-        searchSnapshot(snapshot, vectors[i] ?? new Float32Array(), options(i, { hybrid: true, mmr: true })),
+        searchSnapshot(snapshot, vectors[i] ?? new Float32Array(), options(i, { mode: 'hybrid', mmr: true })),
       );
       measure('hybrid, vault small (1%)', (i) =>
-        searchSnapshot(snapshot, vectors[i] ?? new Float32Array(), options(i, { hybrid: true, vaults: ['small'] })),
+        searchSnapshot(snapshot, vectors[i] ?? new Float32Array(), options(i, { mode: 'hybrid', vaults: ['small'] })),
       );
       measure('hybrid top 50 + MMR', (i) =>
-        searchSnapshot(snapshot, vectors[i] ?? new Float32Array(), options(i, { hybrid: true, mmr: true, top: 50 })),
+        searchSnapshot(snapshot, vectors[i] ?? new Float32Array(), options(i, { mode: 'hybrid', mmr: true, top: 50 })),
       );
       snapshot.close();
       if (size === sizes[sizes.length - 1]) await loadTest(file, embedder, vectors, duration);
@@ -204,9 +218,9 @@ async function main(): Promise<void> {
   );
   console.log('\nLatency per search in ms (in process, one snapshot, warm):');
   printTable(['chunks', 'mode', 'p50', 'p95', 'p50 incl. embedding', 'p95 incl. embedding'], rows);
-  console.log('\nHybrid latency by lexical path (warm-up runs included):');
+  console.log('\nHybrid latency by the lexical tiers that contributed (warm-up runs included):');
   printTable(
-    ['chunks', 'lexical path', 'searches', 'p50', 'p95'],
+    ['chunks', 'lexical tiers', 'searches', 'p50', 'p95'],
     [...paths].map(([key, samples]) => [...key.split('\t'), String(samples.length), ...percentiles(samples)]),
   );
 }
@@ -229,12 +243,18 @@ async function loadTest(
     ['hybrid, query embedded (stand-in e5-small)', embedder],
     ['hybrid, embedding skipped (precomputed vectors)', precomputed],
   ] as const) {
-    const snapshots = new SnapshotSource({ indexPath: file, model: MODEL });
-    await snapshots.start();
+    // The embedder outlives each server (the caller disposes it once).
+    const borrowed: Embedder = { ...model, dispose: async () => {} };
+    const index = new SearchIndex({
+      indexPath: file,
+      model: MODEL,
+      modelCacheDir: '',
+      loadEmbedder: async () => borrowed,
+    });
+    await index.start();
+    await index.modelSettled();
     const server = createSearchServer({
-      model: ResidentModel.loading(async () => model),
-      modelId: MODEL.id,
-      snapshots,
+      index,
       indexPath: file,
       vaults: ['big', 'mid', 'small'],
       bindHost: '127.0.0.1',
@@ -245,7 +265,7 @@ async function loadTest(
     const report = await autocannon(new URL('/search', url), seconds);
     results.push([label, report.requests, report.p50, report.p97_5, report.errors]);
     await closeServer(server);
-    await snapshots.close();
+    await index.close();
   }
   console.log(`\nSustained load, ${seconds} s, 4 connections, autocannon in a separate process:`);
   printTable(['server', 'requests/s', 'latency p50 ms', 'latency p97.5 ms', 'non-2xx + errors'], results);

@@ -1,22 +1,51 @@
 /**
  * `@notegate/rag`: index markdown vaults and search them, as the `notegate-rag`
- * CLI does. Load a config, run an index, open the index for search (a
- * `SnapshotSource` follows it while an index run updates it), search a
- * snapshot, or serve the search API.
+ * CLI does. Load a config, run an index, open it for search in-process
+ * (`openIndex(...).search(...)`, which follows the file while an index run
+ * updates it), serve the search API, or measure quality on a BEIR dataset
+ * (`runEval`).
  */
 
 export { loadEnvironment, type RagEnvironment } from './config/environment.js';
 export { defaultConfigPath, loadRagConfig, type RagConfig, type ResolvedVault } from './config/load-config.js';
-export { DEFAULT_MODEL_ID, findModel, MODELS, type ModelSpec } from './config/models.js';
+export { DEFAULT_MODEL_ID, findModel, hasVectors, MODELS, type ModelSpec, NO_MODEL } from './config/models.js';
 export { type DownloadOptions, ensureModelFiles, type FetchLike } from './embed/download.js';
 export type { Embedder } from './embed/embedder.js';
 export { ResidentModel, type ResidentModelState } from './embed/resident-model.js';
 export { loadTransformersEmbedder } from './embed/transformers-embedder.js';
 export { RagError, type RagErrorCode } from './errors/rag-error.js';
-export { parseSearchRequest, SEARCH_DEFAULTS, type SearchRequest } from './http/search-request.js';
+export { type BeirDataset, type BeirDocument, loadBeirDataset, type Split } from './eval/beir-dataset.js';
+export { dedupe, meanScores, ndcgAt, type QueryScores, recallAt, scoreQuery } from './eval/metrics.js';
+export type { WeightsCheck } from './eval/model-check.js';
+export {
+  EVAL_MODES,
+  type EvalMode,
+  type EvalOptions,
+  type EvalProgress,
+  type EvalReport,
+  type ModeReport,
+  runEval,
+} from './eval/run-eval.js';
+export {
+  type IndexCapabilities,
+  parseSearchRequest,
+  SEARCH_DEFAULTS,
+  type SearchRequest,
+} from './http/search-request.js';
 export { createSearchServer, type SearchServerDeps } from './http/search-server.js';
 export { DEFAULT_BATCH_SIZE, DEFAULT_WINDOW_CHUNKS, type RunIndexOptions, runIndex } from './indexer/run-index.js';
 export type { FailedFile, FileOutcome, FileWarning, IndexProgress, IndexSummary } from './indexer/types.js';
-export { type SearchHit, type SearchOptions, type SearchResult, searchSnapshot } from './search/hybrid-search.js';
+export {
+  LEG_DEPTH,
+  SEARCH_MODES,
+  type SearchHit,
+  type SearchMode,
+  type SearchOptions,
+  type SearchResult,
+  searchSnapshot,
+} from './search/hybrid-search.js';
+export type { LexicalTier } from './search/lexical-leg.js';
+export { DEFAULT_FUSION_WEIGHTS, type FusionWeights } from './search/rrf.js';
+export { openIndex, SearchIndex, type SearchIndexOptions } from './search/search-index.js';
 export { IndexSnapshot } from './snapshot/index-snapshot.js';
 export { SnapshotSource } from './snapshot/snapshot-source.js';

@@ -1,6 +1,6 @@
 /**
  * `@notegate/rag/internals`: the parts the repository's benchmarks measure
- * one by one (the store, the vector back-ends, the lexical leg, chunking).
+ * one by one (the store, the vector back-ends, chunking).
  * No compatibility promise: library users take `@notegate/rag`.
  */
 
@@ -8,13 +8,8 @@ export { chunkNote } from './chunk/chunker.js';
 export { chunkerSettingsFor } from './chunk/settings.js';
 export { findRepositoryRoot } from './config/repo-root.js';
 export { loadPretrained } from './embed/transformers-embedder.js';
-export { buildFtsQuery, type LexicalStrategy } from './search/fts-query.js';
-export { lexicalSource } from './search/hybrid-search.js';
-export { ftsQueryOptions, lexicalLeg } from './search/lexical-leg.js';
-export { COLUMN_WEIGHTS } from './store/fts-column-weights.js';
 export { type FileRecord, IndexStore } from './store/index-store.js';
 export { loadVectorMatrix } from './store/load-vectors.js';
 export { openDatabase } from './store/open-database.js';
-export type { FtsTokenizer } from './store/schema.js';
 export { exactScan, rangesFor, type VectorSearch } from './vectors/vector-scan.js';
 export { walkVault } from './walk/walk-vault.js';

@@ -1,4 +1,4 @@
-import type { ModelSpec } from '../src/config/models.js';
+import { hasVectors, type ModelSpec } from '../src/config/models.js';
 import type { Embedder } from '../src/embed/embedder.js';
 import type { RunIndexOptions } from '../src/indexer/run-index.js';
 import type { IndexProgress } from '../src/indexer/types.js';
@@ -20,10 +20,13 @@ export function indexOptions(
       fetch: () => Promise.reject(new Error('tests never download')),
       enabled: false,
     },
-    loadEmbedder: (model) => {
-      loads.push(model);
-      return sharedEmbedder(model.id);
-    },
+    // An index without vectors loads nothing: the run's own lexical-only embedder.
+    loadEmbedder: hasVectors(ws.config.model)
+      ? (model) => {
+          loads.push(model);
+          return sharedEmbedder(model.id);
+        }
+      : undefined,
     onProgress: (event) => events.push(event),
     events,
     loads,

@@ -1,10 +1,11 @@
 import { request as httpRequest } from 'node:http';
 import type { TestContext } from 'node:test';
 import { closeServer, listen } from '@notegate/kit/http';
-import { ResidentModel } from '../src/embed/resident-model.js';
+import type { Embedder } from '../src/embed/embedder.js';
 import { createSearchServer } from '../src/http/search-server.js';
 import { runIndex } from '../src/indexer/run-index.js';
-import { SnapshotSource } from '../src/snapshot/snapshot-source.js';
+import { SearchIndex } from '../src/search/search-index.js';
+import type { SnapshotSource } from '../src/snapshot/snapshot-source.js';
 import { sharedEmbedder, type Workspace } from './fixtures.js';
 import { indexOptions } from './run.js';
 
@@ -30,41 +31,44 @@ export interface RunningServer {
   }): Promise<Reply>;
 }
 
-/** Indexes the workspace (test model) unless told not to, then serves it on a free loopback port. */
+/**
+ * Indexes the workspace (test model) unless told not to, then serves it on a
+ * free loopback port. `loadEmbedder` replaces the test model's loader (a
+ * failing or never-finishing one).
+ */
 export async function startSearchServer(
   t: TestContext,
   ws: Workspace,
-  options: { index?: boolean; ftsTokenizer?: 'auto' | 'unicode61'; model?: ResidentModel } = {},
+  options: { index?: boolean; lexicalLayout?: 'auto' | 'words'; loadEmbedder?: () => Promise<Embedder> } = {},
 ): Promise<RunningServer> {
-  if (options.index ?? true) await runIndex(indexOptions(ws, { ftsTokenizer: options.ftsTokenizer ?? 'auto' }));
+  if (options.index ?? true) await runIndex(indexOptions(ws, { lexicalLayout: options.lexicalLayout ?? 'auto' }));
   const logs: string[] = [];
-  const snapshots = new SnapshotSource({
+  const index = new SearchIndex({
     indexPath: ws.config.indexPath,
     model: ws.config.model,
+    modelCacheDir: '/nonexistent',
+    loadEmbedder: options.loadEmbedder ?? ((model) => sharedEmbedder(model.id)),
     reloadSpacing: () => 0,
   });
-  const model = options.model ?? ResidentModel.loading(() => sharedEmbedder(ws.config.model.id));
   const server = createSearchServer({
-    model,
-    modelId: ws.config.model.id,
-    snapshots,
+    index,
     indexPath: ws.config.indexPath,
     vaults: ws.config.vaults.map((v) => v.id),
     bindHost: '127.0.0.1',
     log: (line) => logs.push(line),
     version: TEST_VERSION,
   });
-  await snapshots.start();
-  if (!options.model) await model.settled();
+  await index.start();
+  if (!options.loadEmbedder) await index.modelSettled();
   const url = await listen(server, '127.0.0.1', 0);
   t.after(async () => {
     await closeServer(server);
-    await snapshots.close();
+    await index.close();
   });
   const request: RunningServer['request'] = (o) => send(url, o);
   return {
     url,
-    snapshots,
+    snapshots: index.snapshots,
     logs,
     request,
     search: (body) => request({ method: 'POST', path: '/search', body: JSON.stringify(body) }),

@@ -13,6 +13,8 @@ export interface Command<S extends OptionsSpec = OptionsSpec> {
   readonly options: S;
   /** Whether the command takes a trailing `-- <command> [args…]`. */
   readonly acceptsRest?: boolean;
+  /** Whether the command takes operands, words that are not options (`search QUERY`). */
+  readonly acceptsOperands?: boolean;
   /** Resolves with the process exit code once the command is done. */
   run(line: CommandLine<S>): Promise<number>;
 }
@@ -52,7 +54,10 @@ export async function runCommand<S extends OptionsSpec>(
   io: CommandIo = processIo,
 ): Promise<number> {
   try {
-    const line = parseCommandLine(command.options, argv, { acceptsRest: command.acceptsRest ?? false });
+    const line = parseCommandLine(command.options, argv, {
+      acceptsRest: command.acceptsRest ?? false,
+      acceptsOperands: command.acceptsOperands ?? false,
+    });
     if (line.version) {
       io.stdout(versionLine(program));
       return EXIT.ok;

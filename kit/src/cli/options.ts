@@ -45,6 +45,8 @@ export type ParsedOptions<S extends OptionsSpec> = { -readonly [K in keyof S]: V
 
 export interface CommandLine<S extends OptionsSpec> {
   readonly options: ParsedOptions<S>;
+  /** Words before `--` that are not options (only when the command takes operands, such as a query). */
+  readonly operands: string[];
   /** Words after `--` (only when the command accepts a trailing command). */
   readonly rest: string[];
   readonly help: boolean;
@@ -53,12 +55,13 @@ export interface CommandLine<S extends OptionsSpec> {
 
 /**
  * Parses `argv` strictly: unknown options, missing values, stray positionals
- * and missing required options are UsageErrors naming the flag.
+ * and missing required options are UsageErrors naming the flag. A command
+ * that takes operands gets its positionals in `operands` instead.
  */
 export function parseCommandLine<S extends OptionsSpec>(
   spec: S,
   argv: readonly string[],
-  { acceptsRest = false }: { acceptsRest?: boolean } = {},
+  { acceptsRest = false, acceptsOperands = false }: { acceptsRest?: boolean; acceptsOperands?: boolean } = {},
 ): CommandLine<S> {
   const config = Object.fromEntries(
     Object.entries(spec).map(([name, option]) => [
@@ -80,9 +83,11 @@ export function parseCommandLine<S extends OptionsSpec>(
   }
   const terminator = parsed.tokens?.find((token) => token.kind === 'option-terminator');
   const restStart = terminator ? terminator.index + 1 : argv.length;
-  const stray = (parsed.tokens ?? []).find((token) => token.kind === 'positional' && token.index < restStart);
-  if (stray && stray.kind === 'positional') {
-    throw new UsageError(`unexpected argument '${stray.value}'${acceptsRest ? ' (put the command after --)' : ''}`);
+  const positionals = (parsed.tokens ?? []).flatMap((token) =>
+    token.kind === 'positional' && token.index < restStart ? [token.value] : [],
+  );
+  if (!acceptsOperands && positionals.length > 0) {
+    throw new UsageError(`unexpected argument '${positionals[0]}'${acceptsRest ? ' (put the command after --)' : ''}`);
   }
   const rest = argv.slice(restStart);
   if (!acceptsRest && rest.length > 0) throw new UsageError(`unexpected argument '${rest[0]}'`);
@@ -98,7 +103,7 @@ export function parseCommandLine<S extends OptionsSpec>(
       throw new UsageError(`--${name} is required`);
     }
   }
-  return { options: options as ParsedOptions<S>, rest, help, version };
+  return { options: options as ParsedOptions<S>, operands: positionals, rest, help, version };
 }
 
 function isMissing(value: unknown): boolean {

@@ -42,6 +42,15 @@ describe('parseCommandLine', () => {
     assert.equal(line.options.verbose, false);
   });
 
+  it('gives the operands of a command that takes them, words before -- only', () => {
+    const line = parseCommandLine(spec, ['rotate', '--issuer', 'a', 'keys', '--', 'x'], {
+      acceptsOperands: true,
+      acceptsRest: true,
+    });
+    assert.deepEqual([line.operands, line.rest, line.options.issuer], [['rotate', 'keys'], ['x'], 'a']);
+    assert.deepEqual(parseCommandLine(spec, ['--issuer', 'a']).operands, []);
+  });
+
   it('skips required checks when help is asked for', () => {
     assert.equal(parseCommandLine(spec, ['--help']).help, true);
   });

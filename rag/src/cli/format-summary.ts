@@ -1,3 +1,4 @@
+import { NO_MODEL } from '../config/models.js';
 import type { IndexSummary } from '../indexer/types.js';
 
 /** The summary for people: counts first, then every skipped or failed file with its reason. */
@@ -5,8 +6,8 @@ export function formatSummary(summary: IndexSummary): string {
   const lines = [
     `${summary.vaults.join(', ')}: ${summary.new} new, ${summary.updated} updated, ${summary.unchanged} unchanged, ` +
       `${summary.removed} removed, ${summary.skipped.length} skipped, ${summary.failed.length} failed ` +
-      `(${summary.chunksEmbedded} chunks embedded in ${(summary.durationMs / 1000).toFixed(1)} s${summary.rebuilt ? ', rebuilt' : ''})`,
-    `index ${summary.indexPath} (${summary.modelId}, full-text ${summary.ftsTokenizer})`,
+      `(${summary.chunksEmbedded} chunks ${summary.modelId === NO_MODEL.id ? 'indexed' : 'embedded'} in ${(summary.durationMs / 1000).toFixed(1)} s${summary.rebuilt ? ', rebuilt' : ''})`,
+    `index ${summary.indexPath} (${summary.modelId === NO_MODEL.id ? 'no embedding model, lexical only' : summary.modelId}, full-text ${summary.lexicalLayout})`,
   ];
   const section = (title: string, rows: readonly string[]) => {
     if (rows.length > 0) lines.push(`${title}:`, ...rows.map((row) => `  ${row}`));
@@ -31,7 +32,7 @@ export function summaryJson(summary: IndexSummary) {
   return {
     index_path: summary.indexPath,
     model: summary.modelId,
-    fts_tokenizer: summary.ftsTokenizer,
+    lexical_layout: summary.lexicalLayout,
     vaults: summary.vaults,
     rebuilt: summary.rebuilt,
     new: summary.new,

@@ -28,7 +28,8 @@ export function createIndexCommand(deps: RagCommandDeps): Command<typeof OPTIONS
     name: 'notegate-rag index',
     usage: 'notegate-rag index [options]',
     summary:
-      'Builds or updates the hybrid (full-text + vector) index of every vault in the config.\n' +
+      'Builds or updates the index of every vault in the config: full-text, and vectors from the embedding model.\n' +
+      'With embed_model "none" in the config the index is lexical-only: no embeddings, no model download.\n' +
       'Incremental: only changed files are embedded; deleted files are pruned. Exit code 1 when a file failed.',
     options: OPTIONS,
     run: (line) => runIndexCommand(line, deps),

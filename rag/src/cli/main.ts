@@ -25,6 +25,20 @@ const COMMANDS: ReadonlyMap<string, CommandEntry> = new Map<string, CommandEntry
       load: async () => (await import('./serve-command.js')).createServeCommand({ environment }),
     },
   ],
+  [
+    'search',
+    {
+      summary: 'Searches the index from the shell, as POST /search does.',
+      load: async () => (await import('./search-command.js')).createSearchCommand({ environment }),
+    },
+  ],
+  [
+    'eval',
+    {
+      summary: 'Measures retrieval quality (nDCG@10, Recall@10/@100) on a BEIR-format dataset.',
+      load: async () => (await import('./eval-command.js')).createEvalCommand({ environment }),
+    },
+  ],
 ]);
 
 process.exitCode = await runSubcommand(

@@ -88,7 +88,7 @@ function describe(event: Extract<IndexProgress, { kind: 'file-done' }>, elapsedM
   return `${event.filesDone}/${event.filesTotal} files, ${event.chunksEmbedded} chunks, ${rate.toFixed(1)} chunks/s, ETA ${eta}`;
 }
 
-function bar(done: number, total: number): string {
+export function bar(done: number, total: number): string {
   const filled = total > 0 ? Math.round((done / total) * BAR_WIDTH) : BAR_WIDTH;
   return `[${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}]`;
 }

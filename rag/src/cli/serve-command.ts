@@ -1,11 +1,9 @@
 import { errorMessage } from '@notegate/kit';
 import { type Command, type CommandLine, EXIT, packageVersion, UsageError, untilShutdown } from '@notegate/kit/cli';
 import { closeServer, listen } from '@notegate/kit/http';
-import { ensureModelFiles } from '../embed/download.js';
-import { ResidentModel } from '../embed/resident-model.js';
-import { loadTransformersEmbedder } from '../embed/transformers-embedder.js';
+import { hasVectors } from '../config/models.js';
 import { createSearchServer } from '../http/search-server.js';
-import { SnapshotSource } from '../snapshot/snapshot-source.js';
+import { SearchIndex } from '../search/search-index.js';
 import { CONFIG_OPTION, configFor, type RagCommandDeps } from './rag-command.js';
 import { DEFAULT_HOST, DEFAULT_PORT, serverAddress } from './server-address.js';
 
@@ -30,8 +28,9 @@ export function createServeCommand(deps: RagCommandDeps): Command<typeof OPTIONS
     name: 'notegate-rag serve',
     usage: 'notegate-rag serve [options]',
     summary:
-      'Serves hybrid (BM25 + vector, RRF) and MMR search over the index: POST /search, GET /health.\n' +
-      'Follows the index while `notegate-rag index` updates it. The model is never downloaded here.',
+      'Serves hybrid (BM25 + vector, RRF), dense, lexical and MMR search over the index: POST /search, GET /health.\n' +
+      'Follows the index while `notegate-rag index` updates it. The model is never downloaded here;\n' +
+      'with embed_model "none" (a lexical-only index) no model is loaded and searches are lexical.',
     options: OPTIONS,
     run: (line) => runServe(line, deps),
   };
@@ -43,18 +42,11 @@ async function runServe(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps)
   const address = serverAddress(options, environment);
   const config = configFor(options.config, deps, environment);
   const log = (text: string) => process.stderr.write(`notegate-rag serve: ${text}\n`);
-  const model = new ResidentModel(async () => {
-    // `index` downloads and verifies the model; serve only says what is missing.
-    await ensureModelFiles(config.model, environment.modelCacheDir, {
-      hubUrl: environment.modelHubUrl,
-      fetch: () => Promise.reject(new Error('serve never downloads')),
-      enabled: false,
-    });
-    return loadTransformersEmbedder(config.model, environment.modelCacheDir);
-  });
-  const snapshots = new SnapshotSource({
+  const index = new SearchIndex({
     indexPath: config.indexPath,
     model: config.model,
+    modelCacheDir: environment.modelCacheDir,
+    modelHubUrl: environment.modelHubUrl,
     onReload: (event) =>
       log(
         'error' in event
@@ -63,9 +55,7 @@ async function runServe(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps)
       ),
   });
   const server = createSearchServer({
-    model,
-    modelId: config.model.id,
-    snapshots,
+    index,
     indexPath: config.indexPath,
     vaults: config.vaults.map((vault) => vault.id),
     bindHost: address.host,
@@ -76,16 +66,18 @@ async function runServe(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps)
     throw new UsageError(`--host/--port: cannot listen on ${address.host}:${address.port} (${listenError(err)})`);
   });
   process.stdout.write(`listening on ${url.href}\n`);
-  model.start();
-  void model.settled().then(() => {
-    const state = model.state;
-    log(state.state === 'failed' ? `model unavailable: ${state.reason}` : `model ${config.model.id} ready`);
-  });
-  void snapshots.start();
+  void index.start();
+  if (hasVectors(config.model)) {
+    void index.modelSettled().then(() => {
+      const state = index.modelState;
+      log(state.state === 'failed' ? `model unavailable: ${state.reason}` : `model ${config.model.id} ready`);
+    });
+  } else {
+    log('embed_model is none: a lexical-only index, no model loaded');
+  }
   await untilShutdown(async () => {
     await closeServer(server);
-    await snapshots.close();
-    await model.dispose();
+    await index.close();
   });
   return EXIT.ok;
 }

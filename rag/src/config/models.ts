@@ -97,10 +97,32 @@ export const MODELS: readonly ModelSpec[] = [
 
 export const DEFAULT_MODEL_ID = 'intfloat/multilingual-e5-small';
 
+/**
+ * `embed_model: "none"`: a lexical-only index, no embeddings and no model
+ * files (docs/retrieval.md#lexical-only-indexes). Chunks are sized as for the
+ * e5 models' window, counted without a tokenizer.
+ */
+export const NO_MODEL: ModelSpec = {
+  id: 'none',
+  hubRepo: '',
+  revision: '',
+  dimension: 0,
+  windowTokens: 512,
+  passagePrefix: '',
+  queryPrefix: '',
+  files: [],
+};
+
 export function findModel(id: string): ModelSpec | undefined {
-  return MODELS.find((model) => model.id === id);
+  return id === NO_MODEL.id ? NO_MODEL : MODELS.find((model) => model.id === id);
 }
 
+/** Whether the model embeds (false for `none`: the index has no vectors). */
+export function hasVectors(model: ModelSpec): boolean {
+  return model.dimension > 0;
+}
+
+/** What `embed_model` may be, for error messages and help texts. */
 export function modelWhitelist(): string {
-  return MODELS.map((model) => model.id).join(', ');
+  return `${MODELS.map((model) => model.id).join(', ')}, or none (no embeddings: a lexical-only index)`;
 }

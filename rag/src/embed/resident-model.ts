@@ -69,8 +69,10 @@ export class ResidentModel {
     return embedder.embedQuery(query);
   }
 
+  /** Releases the model; one still loading is released once it has loaded, without waiting for it here. */
   async dispose(): Promise<void> {
     if (!this.started) return;
-    await (await this.loaded)?.dispose();
+    const release = this.loaded.then((embedder) => embedder?.dispose());
+    if (this.status.state !== 'loading') await release;
   }
 }

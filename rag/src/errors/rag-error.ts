@@ -13,7 +13,13 @@ export type RagErrorCode =
   /** The index file has a schema this version cannot use (needs `--rebuild`). */
   | 'ERR_INDEX_SCHEMA'
   /** There is no index file yet (run `index`). */
-  | 'ERR_INDEX_MISSING';
+  | 'ERR_INDEX_MISSING'
+  /** The index cannot be read now (still loading, damaged, another format or model). */
+  | 'ERR_INDEX_UNAVAILABLE'
+  /** A search needs vectors and the index has none (`embed_model: none`). */
+  | 'ERR_NO_VECTORS'
+  /** An evaluation dataset file is malformed (the message names the file and line). */
+  | 'ERR_DATASET';
 
 export class RagError extends Error {
   constructor(

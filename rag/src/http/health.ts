@@ -47,7 +47,7 @@ export function healthBody(inputs: HealthInputs): { status: number; body: Record
         schema_version: snapshot?.meta.schemaVersion ?? null,
         model: snapshot?.meta.modelId ?? null,
         dimension: snapshot?.meta.dimension ?? null,
-        fts_tokenizer: snapshot?.meta.ftsTokenizer ?? null,
+        lexical_layout: snapshot?.meta.lexicalLayout ?? null,
         vector_backend: snapshot?.vectors.backend ?? null,
         fingerprint: snapshot?.meta.fingerprint || null,
         created_at: isoOrNull(snapshot?.meta.createdAtMs),

@@ -1,3 +1,4 @@
+import { isSearchMode, SEARCH_MODES, type SearchMode } from '../search/hybrid-search.js';
 import { ApiError } from './api-errors.js';
 
 /** A validated POST /search body, defaults applied. */
@@ -6,25 +7,36 @@ export interface SearchRequest {
   readonly top: number;
   readonly vaults: readonly string[] | undefined;
   readonly namespaces: readonly string[] | undefined;
-  readonly hybrid: boolean;
+  readonly mode: SearchMode;
   readonly mmr: boolean;
   readonly mmrLambda: number;
+}
+
+/** What the index being searched can do. */
+export interface IndexCapabilities {
+  /** False for an index built with `embed_model: none`. */
+  readonly vectors: boolean;
 }
 
 /** docs/retrieval.md#post-search: top is an integer 1 to 50, default 8. */
 export const TOP_MIN = 1;
 export const TOP_MAX = 50;
-/** Defaults and their reasons: docs/retrieval.md#post-search. */
-export const SEARCH_DEFAULTS = { top: 8, hybrid: true, mmr: false, mmrLambda: 0.7 } as const;
+/** Defaults and their reasons: docs/retrieval.md#post-search. `mode` is `lexical` on an index without vectors. */
+export const SEARCH_DEFAULTS = { top: 8, mode: 'hybrid', mmr: false, mmrLambda: 0.7 } as const;
 
-const FIELDS = ['query', 'top', 'vaults', 'namespaces', 'hybrid', 'mmr', 'mmr_lambda'] as const;
+const FIELDS = ['query', 'top', 'vaults', 'namespaces', 'mode', 'hybrid', 'mmr', 'mmr_lambda'] as const;
+const NO_VECTORS = 'this index has no vectors (embed_model: none); use mode "lexical"';
 
 /**
- * Checks a parsed JSON body against the table of docs/retrieval.md#post-search. Unknown
- * fields are refused by name (docs/retrieval.md#post-search), as are vault ids the
- * config does not declare.
+ * Checks a parsed JSON body against docs/retrieval.md#post-search. Unknown
+ * fields are refused by name, as are vault ids the config does not declare,
+ * and what the index cannot do (docs/retrieval.md#lexical-only-indexes).
  */
-export function parseSearchRequest(body: unknown, knownVaults: readonly string[]): SearchRequest {
+export function parseSearchRequest(
+  body: unknown,
+  knownVaults: readonly string[],
+  capabilities: IndexCapabilities,
+): SearchRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ApiError('invalid_json', 'the request body must be a JSON object');
   }
@@ -44,15 +56,46 @@ export function parseSearchRequest(body: unknown, knownVaults: readonly string[]
       `unknown vault${missing.length > 1 ? 's' : ''} ${missing.map((id) => JSON.stringify(id)).join(', ')} (known: ${knownVaults.join(', ')})`,
     );
   }
+  const mmr = boolean(fields.mmr, 'mmr', SEARCH_DEFAULTS.mmr);
+  if (mmr && !capabilities.vectors) throw new ApiError('invalid_field', `mmr: needs vectors, and ${NO_VECTORS}`);
   return {
     query: parseQuery(fields.query),
     top: parseTop(fields.top),
     vaults,
     namespaces: stringList(fields.namespaces, 'namespaces'),
-    hybrid: boolean(fields.hybrid, 'hybrid', SEARCH_DEFAULTS.hybrid),
-    mmr: boolean(fields.mmr, 'mmr', SEARCH_DEFAULTS.mmr),
+    mode: parseMode(fields.mode, fields.hybrid, capabilities),
+    mmr,
     mmrLambda: parseLambda(fields.mmr_lambda),
   };
+}
+
+/**
+ * `mode`, or its older spelling `hybrid` (true: hybrid, false: dense); both
+ * given must agree. Without either: hybrid where there are vectors, else lexical.
+ */
+function parseMode(mode: unknown, hybrid: unknown, capabilities: IndexCapabilities): SearchMode {
+  const alias = boolean(hybrid, 'hybrid', true);
+  const aliasMode: SearchMode = alias ? 'hybrid' : 'dense';
+  if (mode !== undefined && !isSearchMode(mode)) {
+    throw new ApiError('invalid_field', `mode: must be one of ${SEARCH_MODES.join(', ')}`);
+  }
+  const chosen = mode;
+  if (chosen !== undefined && hybrid !== undefined && chosen !== aliasMode) {
+    throw new ApiError(
+      'invalid_field',
+      `mode: "${chosen}" contradicts hybrid: ${String(alias)} (hybrid: true is mode "hybrid", false is mode "dense")`,
+    );
+  }
+  if (!capabilities.vectors) {
+    if (chosen !== undefined && chosen !== 'lexical') {
+      throw new ApiError('invalid_field', `mode: "${chosen}" needs vectors, and ${NO_VECTORS}`);
+    }
+    if (chosen === undefined && hybrid !== undefined) {
+      throw new ApiError('invalid_field', `hybrid: mode "${aliasMode}" needs vectors, and ${NO_VECTORS}`);
+    }
+    return 'lexical';
+  }
+  return chosen ?? aliasMode;
 }
 
 function parseQuery(value: unknown): string {

@@ -8,10 +8,10 @@ import {
   sendJson,
   sendJsonAndClose,
 } from '@notegate/kit/http';
-import type { ResidentModel } from '../embed/resident-model.js';
+import { hasVectors } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
-import { type SearchHit, searchSnapshot } from '../search/hybrid-search.js';
-import type { SnapshotSource } from '../snapshot/snapshot-source.js';
+import type { SearchHit, SearchResult } from '../search/hybrid-search.js';
+import type { SearchIndex } from '../search/search-index.js';
 import { ApiError } from './api-errors.js';
 import { healthBody } from './health.js';
 import { allowedHostnames, screenRequest } from './request-screen.js';
@@ -21,9 +21,8 @@ import { parseSearchRequest } from './search-request.js';
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
 export interface SearchServerDeps {
-  readonly model: ResidentModel;
-  readonly modelId: string;
-  readonly snapshots: SnapshotSource;
+  /** The index and its query model, opened by the caller (started after the server binds). */
+  readonly index: SearchIndex;
   readonly indexPath: string;
   /** Vault ids of the config: the only ones a request may name, and the default search scope. */
   readonly vaults: readonly string[];
@@ -66,13 +65,14 @@ export function createSearchServer(deps: SearchServerDeps): Server {
 }
 
 function health(res: ServerResponse, deps: SearchServerDeps): void {
-  deps.snapshots.check();
+  const { snapshots } = deps.index;
+  snapshots.check();
   const { status, body } = healthBody({
     version: deps.version,
-    modelId: deps.modelId,
-    model: deps.model.state,
-    index: deps.snapshots.current,
-    stale: deps.snapshots.stale,
+    modelId: deps.index.model.id,
+    model: deps.index.modelState,
+    index: snapshots.current,
+    stale: snapshots.stale,
     indexPath: deps.indexPath,
     configuredVaults: deps.vaults,
   });
@@ -81,31 +81,29 @@ function health(res: ServerResponse, deps: SearchServerDeps): void {
 
 async function search(req: IncomingMessage, res: ServerResponse, deps: SearchServerDeps): Promise<void> {
   const raw = await readBody(req, BODY_LIMIT_BYTES);
-  const request = parseSearchRequest(parseJson(raw), deps.vaults);
-  deps.snapshots.check();
-  let queryVector: Float32Array;
+  const request = parseSearchRequest(parseJson(raw), deps.vaults, { vectors: hasVectors(deps.index.model) });
+  let result: SearchResult;
   try {
-    queryVector = await deps.model.embedQuery(request.query);
+    result = await deps.index.search({ ...request, vaults: request.vaults ?? deps.vaults });
   } catch (err) {
-    deps.log(`model: ${describe(err)}`);
-    throw new ApiError('model_unavailable');
+    throw translate(err, deps.log);
   }
-  // From here to the response nothing awaits: the snapshot cannot be swapped under this request.
-  const state = deps.snapshots.current;
-  if (state.kind !== 'ready') {
-    deps.log(`search refused: index ${state.kind}${'reason' in state ? `: ${state.reason}` : ''}`);
-    throw new ApiError('index_unavailable');
+  const tiers = result.lexicalTiers.length > 0 ? result.lexicalTiers.join('+') : 'none';
+  sendJson(res, 200, { hits: result.hits.map(hitJson) }, { 'X-Notegate-Lexical': tiers });
+}
+
+/** The index's failures as API errors (the details go to the log only). */
+function translate(err: unknown, log: (line: string) => void): unknown {
+  if (!(err instanceof RagError)) return err;
+  if (err.code === 'ERR_MODEL_UNAVAILABLE') {
+    log(`model: ${describe(err)}`);
+    return new ApiError('model_unavailable');
   }
-  const result = searchSnapshot(state.snapshot, queryVector, {
-    query: request.query,
-    top: request.top,
-    vaults: request.vaults ?? deps.vaults,
-    namespaces: request.namespaces,
-    hybrid: request.hybrid,
-    mmr: request.mmr,
-    mmrLambda: request.mmrLambda,
-  });
-  sendJson(res, 200, { hits: result.hits.map(hitJson) }, { 'X-Notegate-Lexical': result.lexicalPath });
+  if (err.code === 'ERR_INDEX_MISSING' || err.code === 'ERR_INDEX_UNAVAILABLE') {
+    log(`search refused: ${describe(err)}`);
+    return new ApiError('index_unavailable');
+  }
+  return err;
 }
 
 function parseJson(raw: Buffer): unknown {
@@ -116,8 +114,8 @@ function parseJson(raw: Buffer): unknown {
   }
 }
 
-/** The hit fields of docs/retrieval.md#post-search, with the component ranks. */
-function hitJson(hit: SearchHit): Record<string, unknown> {
+/** The hit fields of docs/retrieval.md#post-search, with the component ranks (also `notegate-rag search --json`). */
+export function hitJson(hit: SearchHit): Record<string, unknown> {
   return {
     vault: hit.vault,
     path: hit.path,

@@ -1,6 +1,6 @@
 import { chunkerSettingsFor } from '../chunk/settings.js';
 import type { RagConfig } from '../config/load-config.js';
-import type { ModelSpec } from '../config/models.js';
+import { hasVectors, type ModelSpec } from '../config/models.js';
 import { type DownloadOptions, ensureModelFiles } from '../embed/download.js';
 import type { Embedder } from '../embed/embedder.js';
 import { loadTransformersEmbedder } from '../embed/transformers-embedder.js';
@@ -8,6 +8,7 @@ import { acquireIndexLock } from '../store/index-lock.js';
 import { IndexStore } from '../store/index-store.js';
 import { walkVault } from '../walk/walk-vault.js';
 import { canonicalJson, fingerprintInputsOf, fingerprintOf } from './fingerprint.js';
+import { lexicalOnlyEmbedder } from './lexical-only-embedder.js';
 import { modelFileHashes } from './model-identity.js';
 import { planVault } from './plan.js';
 import { RunState } from './run-state.js';
@@ -39,8 +40,8 @@ export interface RunIndexOptions {
   readonly clock?: () => number;
   readonly batchSize?: number;
   readonly windowChunks?: number;
-  /** Internal: force the unicode61 fallback (tests). */
-  readonly ftsTokenizer?: 'auto' | 'unicode61';
+  /** Internal: force the fallback layout, the word table alone (tests). */
+  readonly lexicalLayout?: 'auto' | 'words';
 }
 
 /**
@@ -61,7 +62,7 @@ async function indexUnderLock(options: RunIndexOptions): Promise<IndexSummary> {
   const clock = options.clock ?? Date.now;
   const startedAtMs = clock();
   const emit = options.onProgress ?? (() => {});
-  const storeOptions = { model: config.model, ftsTokenizer: options.ftsTokenizer ?? 'auto', nowMs: startedAtMs };
+  const storeOptions = { model: config.model, lexicalLayout: options.lexicalLayout ?? 'auto', nowMs: startedAtMs };
   // The model guard runs before any download; a rebuild only destroys once the model is in place.
   let store = options.rebuild ? undefined : IndexStore.open(config.indexPath, storeOptions);
   try {
@@ -72,13 +73,17 @@ async function indexUnderLock(options: RunIndexOptions): Promise<IndexSummary> {
     store ??= IndexStore.open(config.indexPath, { ...storeOptions, rebuild: true });
     const settings = chunkerSettingsFor(config.model);
     const opened = store;
-    const hashes = await modelFileHashes(config.model, modelCacheDir, {
-      get: (key) => opened.metaValue(key),
-      set: (key, value) => opened.writeMeta({ [key]: value }),
-    });
+    const hashes = hasVectors(config.model)
+      ? await modelFileHashes(config.model, modelCacheDir, {
+          get: (key) => opened.metaValue(key),
+          set: (key, value) => opened.writeMeta({ [key]: value }),
+        })
+      : {};
     const inputs = fingerprintInputsOf(config.model, hashes, settings);
     const fingerprint = fingerprintOf(inputs);
-    const load = options.loadEmbedder ?? loadTransformersEmbedder;
+    const load =
+      options.loadEmbedder ??
+      (hasVectors(config.model) ? loadTransformersEmbedder : async (model: ModelSpec) => lexicalOnlyEmbedder(model));
     const run = new RunState({
       store,
       fingerprint,
@@ -86,7 +91,7 @@ async function indexUnderLock(options: RunIndexOptions): Promise<IndexSummary> {
       clock,
       emit,
       loadEmbedder: () => {
-        emit({ kind: 'model-loading', modelId: config.model.id });
+        if (hasVectors(config.model)) emit({ kind: 'model-loading', modelId: config.model.id });
         return load(config.model, modelCacheDir);
       },
       batchSize: options.batchSize ?? DEFAULT_BATCH_SIZE,
@@ -101,7 +106,7 @@ async function indexUnderLock(options: RunIndexOptions): Promise<IndexSummary> {
     return run.summary({
       indexPath: config.indexPath,
       modelId: config.model.id,
-      ftsTokenizer: store.meta.ftsTokenizer,
+      lexicalLayout: store.meta.lexicalLayout,
       rebuilt: options.rebuild ?? false,
       durationMs: clock() - startedAtMs,
     });

@@ -82,7 +82,7 @@ export class RunState {
   }
 
   summary(
-    fields: Pick<IndexSummary, 'indexPath' | 'modelId' | 'ftsTokenizer' | 'rebuilt' | 'durationMs'>,
+    fields: Pick<IndexSummary, 'indexPath' | 'modelId' | 'lexicalLayout' | 'rebuilt' | 'durationMs'>,
   ): IndexSummary {
     return {
       ...fields,

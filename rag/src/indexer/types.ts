@@ -1,3 +1,4 @@
+import type { LexicalLayout } from '../store/schema.js';
 import type { SkippedFile } from '../walk/walk-vault.js';
 
 export type FileOutcome = 'new' | 'updated' | 'unchanged' | 'skipped' | 'failed';
@@ -18,7 +19,7 @@ export interface FileWarning {
 export interface IndexSummary {
   readonly indexPath: string;
   readonly modelId: string;
-  readonly ftsTokenizer: string;
+  readonly lexicalLayout: LexicalLayout;
   readonly vaults: readonly string[];
   readonly rebuilt: boolean;
   readonly new: number;

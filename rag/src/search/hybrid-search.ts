@@ -1,24 +1,39 @@
+import { RagError } from '../errors/rag-error.js';
 import type { HitRow } from '../snapshot/hit-rows.js';
-import type { IndexSnapshot, SnapshotFilter } from '../snapshot/index-snapshot.js';
+import type { IndexSnapshot } from '../snapshot/index-snapshot.js';
 import { dotRow } from '../vectors/vector-scan.js';
 import { denseLeg } from './dense-leg.js';
-import { type LexicalPath, type LexicalSource, lexicalLeg } from './lexical-leg.js';
+import { type LexicalTier, lexicalLeg } from './lexical-leg.js';
 import { mmrOrder } from './mmr.js';
-import { type FusedCandidate, fuseRrf } from './rrf.js';
+import { DEFAULT_FUSION_WEIGHTS, type FusedCandidate, type FusionWeights, fuseRrf } from './rrf.js';
+
+/** Which legs a search runs (docs/retrieval.md#post-search). */
+export type SearchMode = 'hybrid' | 'dense' | 'lexical';
+export const SEARCH_MODES: readonly SearchMode[] = ['hybrid', 'dense', 'lexical'];
+
+/**
+ * Candidates each leg contributes to fusion and to the MMR pool, whatever
+ * `top` is, so the first page is the same for `top: 10` and `top: 50`
+ * (docs/retrieval.md#fusion-and-mmr). Also the most hits one search returns
+ * (`eval` reads 100 for Recall@100).
+ */
+export const LEG_DEPTH = 100;
 
 export interface SearchOptions {
   readonly query: string;
+  /** Hits to return, at most LEG_DEPTH. */
   readonly top: number;
-  /** Vault ids to search (already checked against the config). */
-  readonly vaults: readonly string[];
+  /** Vault ids to search (already checked against the config); undefined: all. */
+  readonly vaults: readonly string[] | undefined;
   readonly namespaces: readonly string[] | undefined;
-  readonly hybrid: boolean;
+  readonly mode: SearchMode;
   readonly mmr: boolean;
   readonly mmrLambda: number;
+  readonly weights?: FusionWeights;
 }
 
 export interface SearchHit extends HitRow {
-  /** Cosine similarity (dense only) or the fused RRF score (hybrid); docs/retrieval.md#post-search. */
+  /** Cosine similarity (dense) or the fused reciprocal-rank score (hybrid, lexical); see docs/retrieval.md#post-search. */
   readonly score: number;
   readonly denseRank: number | undefined;
   readonly lexicalRank: number | undefined;
@@ -26,78 +41,79 @@ export interface SearchHit extends HitRow {
 
 export interface SearchResult {
   readonly hits: readonly SearchHit[];
-  readonly lexicalPath: LexicalPath;
+  /** The lexical tiers that contributed ([] when the leg did not run or found nothing). */
+  readonly lexicalTiers: readonly LexicalTier[];
 }
 
-/** docs/retrieval.md#fusion-and-mmr: each leg contributes its top max(4·top, 50) to fusion (and to the MMR pool). */
-export function candidatePoolSize(top: number): number {
-  return Math.max(4 * top, 50);
+export function isSearchMode(value: unknown): value is SearchMode {
+  return (SEARCH_MODES as readonly unknown[]).includes(value);
+}
+
+/** Whether a search of these options reads the index's vectors. */
+export function needsVectors(options: Pick<SearchOptions, 'mode' | 'mmr'>): boolean {
+  return options.mode !== 'lexical' || options.mmr;
+}
+
+/** Whether the query has to be embedded: the dense leg runs. */
+export function needsQueryVector(mode: SearchMode): boolean {
+  return mode !== 'lexical';
 }
 
 /**
  * One search over one snapshot. Synchronous on purpose: the caller embeds the
- * query first, then takes the current snapshot and runs this to the end, so a
- * reload can never swap the snapshot in the middle of a request.
+ * query first (when the dense leg runs), then takes the current snapshot and
+ * runs this to the end, so a reload can never swap the snapshot in the middle
+ * of a request.
  */
 export function searchSnapshot(
   snapshot: IndexSnapshot,
-  queryVector: Float32Array,
+  queryVector: Float32Array | undefined,
   options: SearchOptions,
 ): SearchResult {
-  const filter = snapshot.filter(options.vaults, options.namespaces);
-  const pool = candidatePoolSize(options.top);
-  const dense = denseLeg(
-    snapshot.vectors,
-    queryVector,
-    options.hybrid || options.mmr ? pool : options.top,
-    filter.ranges,
-  );
-  const denseIds = dense.map((d) => d.chunkId);
-  let candidates: FusedCandidate[];
-  let lexicalPath: LexicalPath = 'none';
-  if (options.hybrid) {
-    const lexical = lexicalLeg(options.query, pool, denseIds, lexicalSource(snapshot, filter));
-    lexicalPath = lexical.path;
-    candidates = fuseRrf(denseIds, lexical.chunkIds);
-  } else {
-    candidates = dense.map((d, i) => ({
-      chunkId: d.chunkId,
-      score: d.score,
-      denseRank: i + 1,
-      lexicalRank: undefined,
-    }));
+  if (options.top > LEG_DEPTH) throw new RangeError(`top is at most ${LEG_DEPTH}`);
+  if (needsVectors(options) && snapshot.meta.dimension === 0) {
+    throw new RagError(
+      'ERR_NO_VECTORS',
+      `a ${options.mmr ? 'mmr' : options.mode} search needs vectors; this index has none`,
+    );
   }
+  const filter = snapshot.filter(options.vaults, options.namespaces);
+  let denseIds: number[] = [];
+  let denseScores = new Map<number, number>();
+  if (options.mode !== 'lexical') {
+    if (!queryVector) throw new Error(`a ${options.mode} search needs the query vector`);
+    const dense = denseLeg(snapshot.vectors, queryVector, LEG_DEPTH, filter.ranges);
+    denseIds = dense.map((d) => d.chunkId);
+    denseScores = new Map(dense.map((d) => [d.chunkId, d.score]));
+  }
+  const lexical =
+    options.mode === 'dense'
+      ? { chunkIds: [], tiers: [] }
+      : lexicalLeg(options.query, LEG_DEPTH, snapshot.lexical, filter.scope);
+  const fused = fuseRrf(denseIds, lexical.chunkIds, options.weights ?? DEFAULT_FUSION_WEIGHTS);
+  // Dense alone keeps its cosine as the score.
+  const candidates =
+    options.mode === 'dense' ? fused.map((c) => ({ ...c, score: denseScores.get(c.chunkId) ?? 0 })) : fused;
   const chosen = options.mmr ? diversify(snapshot, candidates, options) : candidates.slice(0, options.top);
   const rows = snapshot.hitRows(chosen.map((c) => c.chunkId));
   const hits = rows.map((row, i) => {
     const c = chosen[i];
     return { ...row, score: c?.score ?? 0, denseRank: c?.denseRank, lexicalRank: c?.lexicalRank };
   });
-  return { hits, lexicalPath };
+  return { hits, lexicalTiers: lexical.tiers };
 }
 
-/** The lexical leg's view of a snapshot under a filter. */
-export function lexicalSource(snapshot: IndexSnapshot, filter: SnapshotFilter): LexicalSource {
-  return {
-    tokenizer: snapshot.meta.ftsTokenizer,
-    matches: (expression, limit) => snapshot.ftsMatches(expression, limit),
-    matchIds: (expression, limit) => snapshot.ftsMatchIds(expression, limit),
-    substringMatches: (text, limit) => snapshot.substringMatches(text, limit, filter),
-    texts: (ids) => snapshot.texts(ids),
-    accepts: filter.accepts,
-  };
-}
-
-/** MMR over the candidate pool, similarity from the stored chunk vectors (unit length: dot = cosine). */
+/** MMR over the first LEG_DEPTH fused candidates, similarity from the stored chunk vectors (unit length: dot = cosine). */
 function diversify(snapshot: IndexSnapshot, pool: readonly FusedCandidate[], options: SearchOptions): FusedCandidate[] {
+  const candidates = pool.slice(0, LEG_DEPTH);
   const { data, dimension } = snapshot.vectors.matrix;
-  const rows = pool.map((c) => snapshot.rowOf(c.chunkId));
+  const rows = candidates.map((c) => snapshot.rowOf(c.chunkId));
   const vectorOf = (i: number) => data.subarray((rows[i] ?? 0) * dimension, ((rows[i] ?? 0) + 1) * dimension);
   const order = mmrOrder(
-    pool.map((c) => c.score),
+    candidates.map((c) => c.score),
     (a, b) => dotRow(data, dimension, rows[a] ?? 0, vectorOf(b)),
     options.mmrLambda,
     options.top,
   );
-  return order.flatMap((i) => pool[i] ?? []);
+  return order.flatMap((i) => candidates[i] ?? []);
 }

@@ -1,118 +1,87 @@
-import type { ChunkText } from '../snapshot/index-snapshot.js';
-import type { FtsTokenizer } from '../store/schema.js';
-import { rankByContainment } from './containment-score.js';
-import {
-  buildFtsQuery,
-  type FtsQuery,
-  type FtsQueryOptions,
-  type LexicalStrategy,
-  TRIGRAM_LENGTH,
-} from './fts-query.js';
+import { MAX_QUERY_TERMS, type QueryTerm, queryTerms } from '../lexical/query-terms.js';
+import type { ChunkScope, LexicalTables, RankedChunk } from '../snapshot/lexical-tables.js';
+import { anyOf, phraseExpression, quote, termExpression } from './fts-query.js';
 
-/** One FTS5 match: bm25() is negative, lower is better. */
-export interface FtsMatch {
-  readonly chunkId: number;
-  readonly bm25: number;
-}
-
-/** What the lexical leg reads from one index snapshot. */
-export interface LexicalSource {
-  readonly tokenizer: FtsTokenizer;
-  /** Up to `limit` matches of the expression in rowid order, each with its weighted bm25(); no ranking. */
-  matches(expression: string, limit: number): FtsMatch[];
-  /** Up to `limit` chunk ids matching the expression, rowid order, no scores. */
-  matchIds(expression: string, limit: number): number[];
-  /** Up to `limit` chunks passing the filter whose title, heading or body contains `text` (any case). */
-  substringMatches(text: string, limit: number): number[];
-  texts(chunkIds: readonly number[]): ChunkText[];
-  /** The request's vault and namespace filter. */
-  accepts(chunkId: number): boolean;
-}
-
-/**
- * At most this many matches are enumerated before the query counts as
- * common (measured per match: bench/rag/search-latency.ts). Trigram doclists
- * carry positions of every 3-character window, so a match costs ~10× more.
- */
-export const MATCH_CAP: Record<FtsTokenizer, number> = { trigram: 1_000, unicode61: 10_000 };
-
-export type LexicalPath = 'none' | 'fts' | 'phrase' | 'substring' | 'rerank-dense';
+/** The tiers of the lexical ranking, in rank order (docs/retrieval.md#lexical-leg). */
+export type LexicalTier = 'phrase' | 'words' | 'substrings';
 
 export interface LexicalResult {
-  /** Ranked chunk ids, best first, cut to `count`. */
+  /** Chunk ids, best first, at most the depth asked for. */
   readonly chunkIds: readonly number[];
-  /** How they were found (for tests and /search diagnostics). */
-  readonly path: LexicalPath;
+  /** The tiers that contributed (for the response header and tests). */
+  readonly tiers: readonly LexicalTier[];
 }
 
-export function strategyFor(tokenizer: FtsTokenizer): LexicalStrategy {
-  return tokenizer === 'trigram' ? 'phrase' : 'or-terms';
-}
+export type LexicalSource = Pick<
+  LexicalTables,
+  'layout' | 'rowCount' | 'hasSubstrings' | 'documentFrequency' | 'rankWords' | 'rankSubstrings'
+>;
 
-/** How the leg builds its FTS5 query over an index of `tokenizer`: a trigram index cannot match shorter terms. */
-export function ftsQueryOptions(
-  tokenizer: FtsTokenizer,
-  strategy: LexicalStrategy = strategyFor(tokenizer),
-): FtsQueryOptions {
-  return { strategy, minTermLength: tokenizer === 'trigram' ? TRIGRAM_LENGTH : 1 };
+/** The trigram tokenizer indexes three-character windows: a shorter substring matches nothing. */
+const TRIGRAM_LENGTH = 3;
+
+/**
+ * The lexical leg: the first `depth` chunks of one ranking, computed tier by
+ * tier (docs/retrieval.md#lexical-leg), each tier ranked by FTS5 BM25 inside
+ * SQLite with the filter applied before the cut:
+ *
+ * 1. chunks holding the query's terms as a phrase (an exact phrase or an
+ *    identifier such as `DEC-0054` ranks first);
+ * 2. chunks holding any informative term, OR semantics;
+ * 3. while fewer than `depth` are listed: chunks holding a query word as a
+ *    substring (trigram table), so `snapshot` finds `IndexSnapshot`.
+ *
+ * A later tier only appends chunks not listed yet, so the result never depends
+ * on how many chunks the index holds, only on their ranking.
+ */
+export function lexicalLeg(query: string, depth: number, source: LexicalSource, scope: ChunkScope): LexicalResult {
+  const analysed = queryTerms(query, { ngrams: source.layout === 'words+trigram' });
+  const listed = new Set<number>();
+  const tiers: LexicalTier[] = [];
+  const append = (tier: LexicalTier, ranked: readonly RankedChunk[]) => {
+    const before = listed.size;
+    for (const { chunkId } of ranked) {
+      if (listed.size >= depth) break;
+      listed.add(chunkId);
+    }
+    if (listed.size > before) tiers.push(tier);
+  };
+  const phrase = phraseExpression(analysed, MAX_QUERY_TERMS);
+  if (phrase !== undefined) append('phrase', source.rankWords(phrase, scope, depth));
+  const { informative, substrings } = selectTerms(analysed.terms, source);
+  if (informative.length > 0 && listed.size < depth) {
+    append('words', source.rankWords(anyOf(informative.map(termExpression)), scope, depth));
+  }
+  if (listed.size < depth && source.hasSubstrings && substrings.length > 0) {
+    append('substrings', source.rankSubstrings(anyOf(substrings.map(quote)), scope, depth + listed.size));
+  }
+  return { chunkIds: [...listed], tiers };
 }
 
 /**
- * The BM25 leg, filters applied before the top-`count` cut (docs/retrieval.md#filters).
- *
- * Cost is bounded without ranking the whole table: matches are enumerated in
- * rowid order up to MATCH_CAP + 1. Up to the cap that is every match, ranked
- * exactly after the filter. Past it the query is common (a short word
- * matching thousands of chunks carries little lexical evidence); the leg then
- * re-ranks the dense leg's candidates, which already respect the filter, by
- * term frequency (`rankByContainment`).
- *
- * - OR of terms (unicode61): FTS5 `bm25()` with the column weights.
- * - Exact phrase (trigram): FTS5 finds the candidates (for several words, the
- *   AND of the two longest: matching a long trigram phrase reads every
- *   trigram's position list), the exact phrase is checked in the text, and the
- *   ranking is BM25 of that one phrase up to its IDF, which is the same for
- *   every chunk. FTS5's `bm25()` is not used here: it counts every match of
- *   the phrase for that IDF, so its cost grows with the table, not the cap.
- * - Under one trigram: a LIKE scan scoped to the filter, with the same cap.
+ * The terms that carry BM25 evidence, and the words worth a substring search.
+ * FTS5 clamps the IDF of a term found in at least half the rows to 1e-6, so
+ * dropping such terms moves no score by more than that and only loses chunks
+ * that match nothing else (scored ~0): the ranking's meaning is unchanged,
+ * and a query full of stop words no longer scores most of the table. When
+ * every matching term is that common, they are all kept (a small index, or a
+ * query of stop words). Terms that match nothing are dropped from the word
+ * tier but may still be substrings (`snapshot` in `IndexSnapshot`).
  */
-export function lexicalLeg(
-  query: string,
-  count: number,
-  denseCandidates: readonly number[],
-  source: LexicalSource,
-  strategy: LexicalStrategy = strategyFor(source.tokenizer),
-): LexicalResult {
-  const fts = buildFtsQuery(query, ftsQueryOptions(source.tokenizer, strategy));
-  if (fts.kind === 'empty') return { chunkIds: [], path: 'none' };
-  const cap = MATCH_CAP[source.tokenizer];
-  if (fts.kind === 'short') {
-    const found = source.substringMatches(fts.text, cap + 1);
-    if (found.length > cap) return rerankDense(fts, count, denseCandidates, source);
-    return { chunkIds: rankByContainment([fts.text], source.texts(found)).slice(0, count), path: 'substring' };
-  }
-  if (strategy === 'phrase') {
-    const candidates = source.matchIds(fts.narrowing ?? fts.expression, cap + 1);
-    if (candidates.length > cap) return rerankDense(fts, count, denseCandidates, source);
-    const texts = source.texts(candidates.filter((id) => source.accepts(id)));
-    return { chunkIds: rankByContainment(fts.terms, texts).slice(0, count), path: 'phrase' };
-  }
-  const matches = source.matches(fts.expression, cap + 1);
-  if (matches.length > cap) return rerankDense(fts, count, denseCandidates, source);
-  const ranked = matches
-    .filter((m) => source.accepts(m.chunkId))
-    .sort((a, b) => a.bm25 - b.bm25 || a.chunkId - b.chunkId)
-    .slice(0, count);
-  return { chunkIds: ranked.map((m) => m.chunkId), path: 'fts' };
-}
-
-function rerankDense(
-  fts: Exclude<FtsQuery, { kind: 'empty' }>,
-  count: number,
-  denseCandidates: readonly number[],
-  source: LexicalSource,
-): LexicalResult {
-  const needles = fts.kind === 'short' ? [fts.text] : fts.terms;
-  const ranked = rankByContainment(needles, source.texts(denseCandidates));
-  return { chunkIds: ranked.slice(0, count), path: 'rerank-dense' };
+export function selectTerms(
+  terms: readonly QueryTerm[],
+  source: Pick<LexicalSource, 'rowCount' | 'documentFrequency'>,
+): { informative: QueryTerm[]; substrings: string[] } {
+  const counted = terms.map((term) => ({ term, frequency: source.documentFrequency(termExpression(term)) }));
+  const uncommon = counted.filter((c) => 2 * c.frequency < source.rowCount);
+  const matching = counted.filter((c) => c.frequency > 0);
+  const informative = uncommon.filter((c) => c.frequency > 0);
+  // Unspaced runs are n-grams in the word table already; a word under three characters has no trigram.
+  const substrings = uncommon
+    .filter((c) => c.term.kind === 'word' && [...c.term.text].length >= TRIGRAM_LENGTH)
+    .map((c) => c.term.text);
+  return {
+    informative: (informative.length > 0 ? informative : matching).map((c) => c.term),
+    substrings: [...new Set(substrings)],
+  };
 }

@@ -2,16 +2,16 @@ import { existsSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import type { ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
-import { COLUMN_WEIGHTS } from '../store/fts-column-weights.js';
 import { assertIndexMatches, type IndexMeta } from '../store/index-meta.js';
 import { loadVectorMatrixCooperatively, type VectorMatrix } from '../store/load-vectors.js';
 import { openDatabase } from '../store/open-database.js';
 import { asRow, num, text } from '../store/rows.js';
 import { Int8VectorSearch } from '../vectors/int8-scan.js';
-import { exactScan, type RowRange, rangesFor, type VectorSearch } from '../vectors/vector-scan.js';
+import { exactScan, noVectors, type RowRange, rangesFor, type VectorSearch } from '../vectors/vector-scan.js';
 import { HIT_ROWS_SQL, type HitRow, readHitRows } from './hit-rows.js';
+import { type ChunkScope, LexicalTables } from './lexical-tables.js';
 
-/** Memory-mapped reads: the FTS index of 100k chunks is hundreds of MB, read through the page cache. */
+/** Memory-mapped reads: the full-text tables of 100k chunks are hundreds of MB, read through the page cache. */
 const MMAP_BYTES = 4 * 1024 ** 3;
 
 export interface VaultCounts {
@@ -20,22 +20,10 @@ export interface VaultCounts {
   readonly chunks: number;
 }
 
-/** Title, heading or body contains @pattern (a LIKE pattern with `\` as its escape). */
-const CONTAINS =
-  "(title LIKE @pattern ESCAPE '\\' OR heading LIKE @pattern ESCAPE '\\' OR body LIKE @pattern ESCAPE '\\')";
-
-/** The searchable text of one chunk, by FTS column. */
-export interface ChunkText {
-  readonly chunkId: number;
-  readonly title: string;
-  readonly heading: string;
-  readonly body: string;
-}
-
-/** A vault and namespace filter over one snapshot. */
+/** A vault and namespace filter over one snapshot: row ranges for the vectors, a scope for the full-text tables. */
 export interface SnapshotFilter {
   readonly ranges: readonly RowRange[];
-  accepts(chunkId: number): boolean;
+  readonly scope: ChunkScope;
 }
 
 /** The vectors of one vectors generation, and what is derived from them: shared by the snapshots of that generation. */
@@ -54,16 +42,9 @@ interface LoadedVectors {
  */
 export class IndexSnapshot {
   readonly vectors: VectorSearch;
+  readonly lexical: LexicalTables;
   private readonly rowOfChunk: ReadonlyMap<number, number>;
-  private readonly statements: {
-    readonly matches: Database.Statement;
-    readonly matchIds: Database.Statement;
-    readonly texts: Database.Statement;
-    readonly hitRows: Database.Statement;
-    /** LIKE scans for text under one trigram: over every chunk, and over the chunk ids in a JSON array. */
-    readonly substring: Database.Statement;
-    readonly substringIn: Database.Statement;
-  };
+  private readonly hitRowsStatement: Database.Statement;
 
   private constructor(
     private readonly db: Database.Database,
@@ -75,23 +56,8 @@ export class IndexSnapshot {
   ) {
     this.vectors = loaded.search;
     this.rowOfChunk = loaded.rowOfChunk;
-    const { title, heading, body } = COLUMN_WEIGHTS;
-    this.statements = {
-      matches: db.prepare(
-        `SELECT rowid AS id, bm25(chunks_fts, ${title}, ${heading}, ${body}) AS score FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?`,
-      ),
-      matchIds: db.prepare('SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?').pluck(),
-      texts: db.prepare(
-        'SELECT id, title, heading, body FROM chunks WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id',
-      ),
-      hitRows: db.prepare(HIT_ROWS_SQL),
-      substring: db.prepare(`SELECT id FROM chunks WHERE ${CONTAINS} ORDER BY id LIMIT @limit`).pluck(),
-      substringIn: db
-        .prepare(
-          `SELECT id FROM chunks WHERE id IN (SELECT value FROM json_each(@ids)) AND ${CONTAINS} ORDER BY id LIMIT @limit`,
-        )
-        .pluck(),
-    };
+    this.lexical = new LexicalTables(db, meta.lexicalLayout, this.chunks);
+    this.hitRowsStatement = db.prepare(HIT_ROWS_SQL);
   }
 
   /**
@@ -133,16 +99,12 @@ export class IndexSnapshot {
     return this.vaults.reduce((sum, v) => sum + v.chunks, 0);
   }
 
+  /** Undefined lists are no restriction; a vault list naming every vault of the index is none either. */
   filter(vaults: readonly string[] | undefined, namespaces: readonly string[] | undefined): SnapshotFilter {
-    const { matrix } = this.vectors;
-    const ranges = rangesFor(matrix, vaults, namespaces);
+    const everyVault = vaults === undefined || this.vaults.every((v) => vaults.includes(v.vault));
     return {
-      ranges,
-      accepts: (chunkId) => {
-        const row = this.rowOfChunk.get(chunkId);
-        if (row === undefined) return false;
-        return ranges.some(([start, end]) => row >= start && row < end);
-      },
+      ranges: rangesFor(this.vectors.matrix, vaults, namespaces),
+      scope: { vaults: everyVault ? undefined : vaults, namespaces },
     };
   }
 
@@ -153,52 +115,13 @@ export class IndexSnapshot {
     return row;
   }
 
-  ftsMatches(expression: string, limit: number): { chunkId: number; bm25: number }[] {
-    return this.statements.matches.all(expression, limit).map((value) => {
-      const row = asRow(value);
-      return { chunkId: num(row, 'id'), bm25: num(row, 'score') };
-    });
-  }
-
-  ftsMatchIds(expression: string, limit: number): number[] {
-    return this.statements.matchIds.all(expression, limit).map(Number);
-  }
-
-  /** LIKE scan for text under one trigram, scoped to the filter's rows (chunk ids of its partitions). */
-  substringMatches(needle: string, limit: number, filter: SnapshotFilter): number[] {
-    const pattern = `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const covered = filter.ranges.reduce((sum, [start, end]) => sum + end - start, 0);
-    const rows =
-      covered === this.vectors.matrix.count
-        ? this.statements.substring.all({ pattern, limit })
-        : this.statements.substringIn.all({ pattern, limit, ids: JSON.stringify(this.filteredChunkIds(filter)) });
-    return rows.map(Number);
-  }
-
-  texts(chunkIds: readonly number[]): ChunkText[] {
-    return this.statements.texts.all(JSON.stringify(chunkIds)).map((value) => {
-      const row = asRow(value);
-      return {
-        chunkId: num(row, 'id'),
-        title: text(row, 'title'),
-        heading: text(row, 'heading'),
-        body: text(row, 'body'),
-      };
-    });
-  }
-
   /** The rows of the hits, in the order asked; throws when one is missing (never a silently shorter list). */
   hitRows(chunkIds: readonly number[]): HitRow[] {
-    return readHitRows(this.statements.hitRows, chunkIds);
+    return readHitRows(this.hitRowsStatement, chunkIds);
   }
 
   close(): void {
     if (this.db.open) this.db.close();
-  }
-
-  private filteredChunkIds(filter: SnapshotFilter): number[] {
-    const { chunkIds } = this.vectors.matrix;
-    return filter.ranges.flatMap(([start, end]) => Array.from(chunkIds.subarray(start, end)));
   }
 }
 
@@ -214,6 +137,7 @@ async function loadVectors(db: Database.Database, meta: IndexMeta): Promise<Load
 
 /** The WebAssembly int8 scan where it runs (Node 20 has SIMD); the plain scan otherwise (`--jitless`, odd dimensions). */
 async function fastestSearch(matrix: VectorMatrix): Promise<VectorSearch> {
+  if (matrix.dimension === 0) return noVectors(matrix);
   try {
     return await Int8VectorSearch.build(matrix);
   } catch {

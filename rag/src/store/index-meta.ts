@@ -3,15 +3,15 @@ import type Database from 'better-sqlite3';
 import type { ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
 import { asRow, text } from './rows.js';
-import { type FtsTokenizer, SCHEMA_VERSION } from './schema.js';
+import { type LexicalLayout, SCHEMA_VERSION } from './schema.js';
 
 /** What the `meta` table records about the index as a whole. */
 export interface IndexMeta {
   readonly schemaVersion: number;
   readonly modelId: string;
   readonly dimension: number;
-  /** The FTS5 tokenizer in use (docs/retrieval.md#index-format). */
-  readonly ftsTokenizer: FtsTokenizer;
+  /** The full-text tables in use (docs/retrieval.md#index-format). */
+  readonly lexicalLayout: LexicalLayout;
   readonly vectorFormat: string;
   /** Fingerprint of everything that shapes vectors, as of the last finished run ('' before one). */
   readonly fingerprint: string;
@@ -31,7 +31,7 @@ export const META_KEYS = {
   schemaVersion: 'schema_version',
   modelId: 'model_id',
   dimension: 'dimension',
-  ftsTokenizer: 'fts_tokenizer',
+  lexicalLayout: 'lexical_layout',
   vectorFormat: 'vector_format',
   fingerprint: 'fingerprint',
   fingerprintInputs: 'fingerprint_inputs',
@@ -63,16 +63,16 @@ export function readIndexMeta(db: Database.Database): IndexMeta {
       throw new RagError('ERR_INDEX_SCHEMA', `index metadata lacks ${key}; rebuild with --rebuild`);
     return value;
   };
-  const tokenizer = required(META_KEYS.ftsTokenizer);
-  if (tokenizer !== 'trigram' && tokenizer !== 'unicode61') {
-    throw new RagError('ERR_INDEX_SCHEMA', `index metadata has an unknown fts_tokenizer ${tokenizer}`);
+  const layout = required(META_KEYS.lexicalLayout);
+  if (layout !== 'words+trigram' && layout !== 'words') {
+    throw new RagError('ERR_INDEX_SCHEMA', `index metadata has an unknown lexical_layout ${layout}`);
   }
   const last = values.get(META_KEYS.lastIndexedAtMs);
   return {
     schemaVersion: Number(required(META_KEYS.schemaVersion)),
     modelId: required(META_KEYS.modelId),
     dimension: Number(required(META_KEYS.dimension)),
-    ftsTokenizer: tokenizer,
+    lexicalLayout: layout,
     vectorFormat: required(META_KEYS.vectorFormat),
     fingerprint: values.get(META_KEYS.fingerprint) ?? '',
     createdAtMs: Number(required(META_KEYS.createdAtMs)),

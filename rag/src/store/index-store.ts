@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { RagError } from '../errors/rag-error.js';
+import { lexicalIndexText } from '../lexical/index-text.js';
 import {
   type IndexMeta,
   META_KEYS,
@@ -44,18 +45,25 @@ export interface StoredChunk {
   readonly lineEnd: number;
   readonly text: string;
   readonly tokenCount: number;
+  /** Empty in an index without vectors (`embed_model: none`). */
   readonly vector: Float32Array;
 }
 
 /** The writer's view of the index file. Every change of one file is one transaction. */
 export class IndexStore {
   private readonly statements: Statements;
+  /** The full layout's word table is written here (its text is rewritten); the fallback's by trigger. */
+  private readonly insertWords: Database.Statement | undefined;
 
   private constructor(
     private readonly db: Database.Database,
     private readonly options: OpenIndexOptions,
   ) {
     this.statements = prepareStatements(db);
+    this.insertWords =
+      readIndexMeta(db).lexicalLayout === 'words+trigram'
+        ? db.prepare('INSERT INTO chunks_words (rowid, title, heading, body) VALUES (?, ?, ?, ?)')
+        : undefined;
   }
 
   /**
@@ -119,7 +127,7 @@ export class IndexStore {
       .immediate();
   }
 
-  /** Replaces a file's row, chunks, FTS rows and vectors in one transaction: all or nothing. */
+  /** Replaces a file's row, chunks, full-text rows and vectors in one transaction: all or nothing. */
   replaceFile(record: FileRecord, chunks: readonly StoredChunk[], indexedAtMs: number): void {
     const dimension = this.options.model.dimension;
     for (const chunk of chunks) {
@@ -147,7 +155,13 @@ export class IndexStore {
             chunk.lineEnd,
             chunk.tokenCount,
           ).lastInsertRowid;
-          this.statements.insertVector.run(chunkId, encodeVector(chunk.vector));
+          this.insertWords?.run(
+            chunkId,
+            lexicalIndexText(titleField),
+            lexicalIndexText(chunk.heading),
+            lexicalIndexText(chunk.text),
+          );
+          if (dimension > 0) this.statements.insertVector.run(chunkId, encodeVector(chunk.vector));
         }
         this.vectorsChanged();
       })

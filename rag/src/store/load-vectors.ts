@@ -66,10 +66,13 @@ function* matrixSteps(db: Database.Database, dimension: number): Generator<void,
   const chunkIds = new Float64Array(count);
   const partitions: Partition[] = [];
   // (vault, namespace, id) is the order of the index chunks_by_vault_namespace (the rowid ends every index entry).
+  // An index without vectors (dimension 0) still gets its rows grouped, for filters.
+  const embedding = dimension > 0 ? 'v.embedding' : 'NULL';
+  const join = dimension > 0 ? 'JOIN chunk_vectors v ON v.chunk_id = c.id' : '';
   const rows = db
     .prepare(
-      `SELECT c.id, c.vault, c.namespace, v.embedding FROM chunks c INDEXED BY chunks_by_vault_namespace
-       JOIN chunk_vectors v ON v.chunk_id = c.id ORDER BY c.vault, c.namespace, c.id`,
+      `SELECT c.id, c.vault, c.namespace, ${embedding} FROM chunks c INDEXED BY chunks_by_vault_namespace
+       ${join} ORDER BY c.vault, c.namespace, c.id`,
     )
     .raw()
     .iterate();
@@ -77,14 +80,16 @@ function* matrixSteps(db: Database.Database, dimension: number): Generator<void,
   for (const row of rows) {
     if (!Array.isArray(row) || i >= count) break;
     const [chunkId, vault, namespace, embedding] = row;
-    if (!Buffer.isBuffer(embedding) || embedding.length !== dimension * 4) {
+    if (dimension > 0 && (!Buffer.isBuffer(embedding) || embedding.length !== dimension * 4)) {
       throw new RagError(
         'ERR_INDEX_SCHEMA',
         `chunk ${String(chunkId)} has a vector of ${String(embedding?.length)} bytes, expected ${dimension * 4}`,
       );
     }
-    if (HOST_IS_LITTLE_ENDIAN) bytes.set(embedding, i * dimension * 4);
-    else data.set(decodeVector(embedding), i * dimension);
+    if (Buffer.isBuffer(embedding)) {
+      if (HOST_IS_LITTLE_ENDIAN) bytes.set(embedding, i * dimension * 4);
+      else data.set(decodeVector(embedding), i * dimension);
+    }
     chunkIds[i] = Number(chunkId);
     const last = partitions[partitions.length - 1];
     if (last === undefined || last.vault !== String(vault) || last.namespace !== String(namespace)) {

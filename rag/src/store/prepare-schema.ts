@@ -8,8 +8,8 @@ import { VECTOR_FORMAT } from './vector-codec.js';
 
 export interface OpenIndexOptions {
   readonly model: ModelSpec;
-  /** Internal: force the unicode61 fallback (tests). */
-  readonly ftsTokenizer?: 'auto' | 'unicode61';
+  /** Internal: force the fallback layout, the word table alone (tests). */
+  readonly lexicalLayout?: 'auto' | 'words';
   /** `--rebuild`: drop every table and start an empty index (in the same transaction as the checks). */
   readonly rebuild?: boolean;
   readonly nowMs: number;
@@ -50,12 +50,12 @@ export function prepareSchema(db: Database.Database, file: string, options: Open
 }
 
 function initialise(db: Database.Database, options: OpenIndexOptions): void {
-  const tokenizer = createSchema(db, options.ftsTokenizer ?? 'auto');
+  const layout = createSchema(db, options.lexicalLayout ?? 'auto');
   writeMeta(db, {
     [META_KEYS.schemaVersion]: SCHEMA_VERSION,
     [META_KEYS.modelId]: options.model.id,
     [META_KEYS.dimension]: options.model.dimension,
-    [META_KEYS.ftsTokenizer]: tokenizer,
+    [META_KEYS.lexicalLayout]: layout,
     [META_KEYS.vectorFormat]: VECTOR_FORMAT,
     [META_KEYS.createdAtMs]: options.nowMs,
     [META_KEYS.vectorsGeneration]: newVectorsGeneration(),

@@ -1,16 +1,29 @@
 import type Database from 'better-sqlite3';
 
-/** `PRAGMA user_version` of the index format this code writes and reads. */
-export const SCHEMA_VERSION = 1;
+/**
+ * `PRAGMA user_version` of the index format this code writes and reads
+ * (docs/retrieval.md#index-format). 2: the word table and the trigram table
+ * replaced the single full-text table of 1.
+ */
+export const SCHEMA_VERSION = 2;
 
-export type FtsTokenizer = 'trigram' | 'unicode61';
+/**
+ * The full-text tables (docs/retrieval.md#lexical-leg). `words+trigram`: the
+ * word table holds unspaced scripts as n-grams (contentless, written by the
+ * store) beside a trigram table for substrings. `words`: the fallback where
+ * SQLite lacks the trigram tokenizer or contentless deletes (before 3.45):
+ * the word table alone, over the chunks' own text.
+ */
+export type LexicalLayout = 'words+trigram' | 'words';
 
-/** FTS5 tokenizer arguments per mode. */
-const TOKENIZE: Record<FtsTokenizer, string> = {
-  // Case-insensitive by default; substrings of 3+ characters match (CJK, inflected words).
-  trigram: 'trigram',
-  unicode61: 'unicode61 remove_diacritics 2',
-};
+/**
+ * The word table's tokenizer: case and diacritics folded, English suffixes
+ * stemmed (porter leaves other scripts alone); letters, numbers, private use
+ * and combining marks are term characters (without marks, Hindi or Thai words
+ * fall apart at every vowel sign).
+ */
+export const WORDS_TOKENIZE = "porter unicode61 remove_diacritics 2 categories 'L* N* Co M*'";
+export const TRIGRAM_TOKENIZE = 'trigram remove_diacritics 1';
 
 const TABLES = `
 CREATE TABLE meta (
@@ -57,49 +70,73 @@ CREATE TABLE chunk_vectors (
 ) STRICT;
 `;
 
-/** External-content FTS kept in step with \`chunks\` by triggers, inside the same transaction. */
-function ftsTable(tokenizer: FtsTokenizer): string {
+const quoteSql = (text: string) => `'${text.replaceAll("'", "''")}'`;
+
+/** An FTS5 table over the chunks' own title, heading and body, kept in step by triggers in the same transaction. */
+function externalContentTable(name: string, tokenize: string): string {
   return `
-CREATE VIRTUAL TABLE chunks_fts USING fts5 (
+CREATE VIRTUAL TABLE ${name} USING fts5 (
   title, heading, body,
   content = 'chunks', content_rowid = 'id',
-  tokenize = '${TOKENIZE[tokenizer]}'
+  tokenize = ${quoteSql(tokenize)}
 );
-CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN
-  INSERT INTO chunks_fts (rowid, title, heading, body) VALUES (new.id, new.title, new.heading, new.body);
+CREATE TRIGGER ${name}_insert AFTER INSERT ON chunks BEGIN
+  INSERT INTO ${name} (rowid, title, heading, body) VALUES (new.id, new.title, new.heading, new.body);
 END;
-CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
-  INSERT INTO chunks_fts (chunks_fts, rowid, title, heading, body)
-  VALUES ('delete', old.id, old.title, old.heading, old.body);
+CREATE TRIGGER ${name}_delete AFTER DELETE ON chunks BEGIN
+  INSERT INTO ${name} (${name}, rowid, title, heading, body) VALUES ('delete', old.id, old.title, old.heading, old.body);
 END;`;
 }
 
 /**
- * Creates every table; call inside `BEGIN IMMEDIATE`. docs/retrieval.md#index-format: the
- * trigram tokenizer is detected by trying it, never assumed.
+ * The word table of the full layout: its text is the store's rewriting of the
+ * chunk (unspaced scripts as n-grams), so it keeps no content of its own; a
+ * deleted chunk's row goes by rowid (contentless_delete).
  */
-export function createSchema(db: Database.Database, preferred: 'auto' | 'unicode61'): FtsTokenizer {
+const CONTENTLESS_WORDS = `
+CREATE VIRTUAL TABLE chunks_words USING fts5 (
+  title, heading, body,
+  content = '', contentless_delete = 1,
+  tokenize = ${quoteSql(WORDS_TOKENIZE)}
+);
+CREATE TRIGGER chunks_words_delete AFTER DELETE ON chunks BEGIN
+  DELETE FROM chunks_words WHERE rowid = old.id;
+END;`;
+
+/**
+ * Creates every table; call inside `BEGIN IMMEDIATE`. What SQLite supports is
+ * found by trying it, never assumed; a failed try is rolled back to a savepoint.
+ */
+export function createSchema(db: Database.Database, preferred: 'auto' | 'words'): LexicalLayout {
   db.exec(TABLES);
-  let tokenizer: FtsTokenizer = 'unicode61';
-  if (preferred === 'auto') {
-    try {
-      db.exec(ftsTable('trigram'));
-      tokenizer = 'trigram';
-    } catch {
-      tokenizer = 'unicode61';
-    }
-  }
-  if (tokenizer === 'unicode61') db.exec(ftsTable('unicode61'));
+  const full =
+    preferred === 'auto' && tryExec(db, CONTENTLESS_WORDS + externalContentTable('chunks_trigram', TRIGRAM_TOKENIZE));
+  if (!full) db.exec(externalContentTable('chunks_words', WORDS_TOKENIZE));
   db.pragma(`user_version = ${SCHEMA_VERSION}`);
-  return tokenizer;
+  return full ? 'words+trigram' : 'words';
 }
 
-/** Drops everything `createSchema` made (for `--rebuild`); call inside `BEGIN IMMEDIATE`. */
+function tryExec(db: Database.Database, sql: string): boolean {
+  db.exec('SAVEPOINT try_schema');
+  try {
+    db.exec(sql);
+    db.exec('RELEASE try_schema');
+    return true;
+  } catch {
+    db.exec('ROLLBACK TO try_schema');
+    db.exec('RELEASE try_schema');
+    return false;
+  }
+}
+
+/** Drops everything `createSchema` made, in any format version (for `--rebuild`); call inside `BEGIN IMMEDIATE`. */
 export function dropSchema(db: Database.Database): void {
+  const triggers = db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'").pluck().all();
+  for (const name of triggers) db.exec(`DROP TRIGGER IF EXISTS "${String(name).replaceAll('"', '""')}"`);
   db.exec(`
-DROP TRIGGER IF EXISTS chunks_fts_insert;
-DROP TRIGGER IF EXISTS chunks_fts_delete;
 DROP TABLE IF EXISTS chunks_fts;
+DROP TABLE IF EXISTS chunks_words;
+DROP TABLE IF EXISTS chunks_trigram;
 DROP TABLE IF EXISTS chunk_vectors;
 DROP TABLE IF EXISTS chunks;
 DROP TABLE IF EXISTS files;

@@ -74,3 +74,19 @@ export function rangesFor(
   }
   return ranges;
 }
+
+/**
+ * The back-end of an index without vectors (`embed_model: none`,
+ * docs/retrieval.md#lexical-only-indexes): its matrix still groups the chunks
+ * by vault and namespace, but nothing can be scanned. Requests that need
+ * vectors are refused before they reach it.
+ */
+export function noVectors(matrix: VectorMatrix): VectorSearch {
+  return {
+    backend: 'none',
+    matrix,
+    topK: () => {
+      throw new Error('this index has no vectors');
+    },
+  };
+}

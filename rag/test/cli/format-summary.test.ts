@@ -6,7 +6,7 @@ import type { IndexSummary } from '../../src/indexer/types.js';
 const summary: IndexSummary = {
   indexPath: '/r/.notegate/index.sqlite',
   modelId: 'intfloat/multilingual-e5-small',
-  ftsTokenizer: 'trigram',
+  lexicalLayout: 'words+trigram',
   vaults: ['handbook', 'team'],
   rebuilt: false,
   new: 1,
@@ -32,7 +32,7 @@ describe('formatSummary', () => {
       formatSummary(summary),
       [
         'handbook, team: 1 new, 2 updated, 30 unchanged, 1 removed, 1 skipped, 1 failed (12 chunks embedded in 2.3 s)',
-        'index /r/.notegate/index.sqlite (intfloat/multilingual-e5-small, full-text trigram)',
+        'index /r/.notegate/index.sqlite (intfloat/multilingual-e5-small, full-text words+trigram)',
         'skipped:',
         '  handbook/x.md: not_utf8 (the file is not valid UTF-8)',
         'failed:',
@@ -44,10 +44,18 @@ describe('formatSummary', () => {
     );
   });
 
+  it('says chunks were indexed, not embedded, in an index without a model', () => {
+    const lines = formatSummary({ ...summary, modelId: 'none', skipped: [], failed: [], warnings: [] }).split('\n');
+    assert.deepEqual(lines.slice(0, 2), [
+      'handbook, team: 1 new, 2 updated, 30 unchanged, 1 removed, 0 skipped, 0 failed (12 chunks indexed in 2.3 s)',
+      'index /r/.notegate/index.sqlite (no embedding model, lexical only, full-text words+trigram)',
+    ]);
+  });
+
   it('gives scripts snake_case JSON', () => {
     const json = summaryJson(summary);
     assert.equal(json.chunks_embedded, 12);
-    assert.equal(json.fts_tokenizer, 'trigram');
+    assert.equal(json.lexical_layout, 'words+trigram');
     assert.deepEqual(json.skipped[0], summary.skipped[0]);
   });
 });

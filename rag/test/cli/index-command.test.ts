@@ -93,7 +93,7 @@ describe('notegate-rag index', () => {
     assert.equal(second.code, 0);
     assert.match(
       second.stdout,
-      /^v: 0 new, 0 updated, 2 unchanged, 0 removed, 0 skipped, 0 failed \(0 chunks embedded in [\d.]+ s\)\nindex .*index\.sqlite \(sentence-transformers\/all-MiniLM-L6-v2, full-text trigram\)\n$/,
+      /^v: 0 new, 0 updated, 2 unchanged, 0 removed, 0 skipped, 0 failed \(0 chunks embedded in [\d.]+ s\)\nindex .*index\.sqlite \(sentence-transformers\/all-MiniLM-L6-v2, full-text words\+trigram\)\n$/,
     );
     assert.match(second.stderr, /v: 2 markdown files\n2 unchanged, 0 removed, 0 to check\n/);
     const unknown = await run(t, ws, ['--vault', 'nope']);

@@ -45,7 +45,8 @@ describe('parseVaultsConfig', () => {
     assert.equal(
       problem,
       'embed_model: "intfloat/e5-small" is not whitelisted (allowed: intfloat/multilingual-e5-small, ' +
-        'sentence-transformers/all-MiniLM-L6-v2, intfloat/multilingual-e5-base, intfloat/multilingual-e5-large)',
+        'sentence-transformers/all-MiniLM-L6-v2, intfloat/multilingual-e5-base, intfloat/multilingual-e5-large, ' +
+        'or none (no embeddings: a lexical-only index))',
     );
   });
 

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { ResidentModel } from '../../src/embed/resident-model.js';
 import { workspace } from '../../test-support/fixtures.js';
 import { hitsOf, startSearchServer, TEST_VERSION } from '../../test-support/serve.js';
 
@@ -29,7 +28,7 @@ const HIT_FIELDS = [
 ];
 
 describe('notegate-rag serve HTTP API', () => {
-  it('answers /health with readiness, freshness, tokenizer, backend and per-vault counts', async (t) => {
+  it('answers /health with readiness, freshness, full-text layout, backend and per-vault counts', async (t) => {
     const ws = workspace(t, { notes: NOTES });
     const server = await startSearchServer(t, ws);
     const reply = await server.request({ path: '/health' });
@@ -42,10 +41,10 @@ describe('notegate-rag serve HTTP API', () => {
     assert.equal(body.files, 4);
     assert.equal(body.chunks, 4);
     assert.equal(body.model_state, 'ready');
-    assert.equal(body.index.fts_tokenizer, 'trigram');
+    assert.equal(body.index.lexical_layout, 'words+trigram');
     assert.equal(body.index.vector_backend, 'wasm-simd-int8+exact-rescore');
     assert.equal(body.index.complete, true);
-    assert.equal(body.index.schema_version, 1);
+    assert.equal(body.index.schema_version, 2);
     assert.match(String(body.index.last_indexed_at), /^\d{4}-\d\d-\d\dT/);
     assert.deepEqual(body.vaults, [{ id: 'notes', configured: true, files: 4, chunks: 4 }]);
   });
@@ -64,44 +63,64 @@ describe('notegate-rag serve HTTP API', () => {
       [['ops/keys.md', 'Keys', 'notes', 'Rotation', 5, 1]],
     );
     assert.deepEqual(hitsOf(await server.search({ query: 'keys', namespaces: ['nowhere'] })), []);
-    const dense = hitsOf(await server.search({ query: 'keys', hybrid: false, top: 50 }));
-    assert.equal(dense.length, 4);
-    assert.ok(dense.every((h) => h.lexical_rank === null && typeof h.dense_rank === 'number'));
+    for (const fields of [{ hybrid: false }, { mode: 'dense' }]) {
+      const dense = hitsOf(await server.search({ query: 'keys', top: 50, ...fields }));
+      assert.equal(dense.length, 4);
+      assert.ok(dense.every((h) => h.lexical_rank === null && typeof h.dense_rank === 'number'));
+    }
+    const lexical = hitsOf(await server.search({ query: 'keys', top: 50, mode: 'lexical' }));
+    assert.deepEqual(
+      lexical.map((h) => [h.path, h.dense_rank, h.lexical_rank]),
+      [['ops/keys.md', null, 1]],
+    );
     const diverse = hitsOf(await server.search({ query: 'keys', mmr: true, mmr_lambda: 0.5, top: 4 }));
     assert.equal(diverse.length, 4);
   });
 
-  it('finds German and CJK substrings through the trigram index, and CJK words under three characters', async (t) => {
+  it('finds German word parts by substring, Chinese by bigrams, and identifiers as phrases; the header names the tiers', async (t) => {
     const ws = workspace(t, { notes: NOTES });
     const server = await startSearchServer(t, ws);
-    const top = async (query: string) => {
-      const reply = await server.search({ query, top: 5 });
-      const first = hitsOf(reply).find((h) => h.lexical_rank === 1);
-      return [first?.path, reply.headers['x-notegate-lexical']];
+    const top = async (query: string, namespaces?: string[]) => {
+      const reply = await server.search({ query, top: 5, mode: 'lexical', namespaces });
+      return [hitsOf(reply).map((h) => h.path), reply.headers['x-notegate-lexical']];
     };
-    assert.deepEqual(await top('straße'), ['de/strassen.md', 'phrase']);
-    assert.deepEqual(await top('beruhigung'), ['de/strassen.md', 'phrase']);
-    assert.deepEqual(await top('数据库'), ['zh/db.md', 'phrase']);
-    assert.deepEqual(await top('数据'), ['zh/db.md', 'substring']);
-    assert.deepEqual(await top('DEC-0054'), ['readme.md', 'phrase']);
-    // The scan under one trigram is scoped to the filter's chunks.
-    const scoped = async (namespaces: string[]) => {
-      const reply = await server.search({ query: '数据', top: 5, namespaces });
-      const lexical = hitsOf(reply).filter((h) => h.lexical_rank !== null);
-      return [lexical.map((h) => h.path), reply.headers['x-notegate-lexical']];
-    };
-    assert.deepEqual(await scoped(['zh']), [['zh/db.md'], 'substring']);
-    assert.deepEqual(await scoped(['de', 'ops']), [[], 'substring']);
+    assert.deepEqual(await top('straße'), [['de/strassen.md'], 'substrings']);
+    assert.deepEqual(await top('beruhigung'), [['de/strassen.md'], 'substrings']);
+    assert.deepEqual(await top('数据库'), [['zh/db.md'], 'phrase']);
+    assert.deepEqual(await top('数据'), [['zh/db.md'], 'words']);
+    assert.deepEqual(await top('DEC-0054'), [['readme.md'], 'phrase']);
+    assert.deepEqual(await top('rotate the keys'), [['ops/keys.md'], 'words']);
+    // The filter applies to every tier.
+    assert.deepEqual(await top('数据', ['zh']), [['zh/db.md'], 'words']);
+    assert.deepEqual(await top('数据', ['de', 'ops']), [[], 'none']);
   });
 
-  it('in the unicode61 fallback mode, records the mode and ORs the terms', async (t) => {
+  it('in the fallback layout (no trigram table), records the layout and ORs the terms', async (t) => {
     const ws = workspace(t, { notes: NOTES });
-    const server = await startSearchServer(t, ws, { ftsTokenizer: 'unicode61' });
-    const health = (await server.request({ path: '/health' })).body as { index: { fts_tokenizer: string } };
-    assert.equal(health.index.fts_tokenizer, 'unicode61');
+    const server = await startSearchServer(t, ws, { lexicalLayout: 'words' });
+    const health = (await server.request({ path: '/health' })).body as { index: { lexical_layout: string } };
+    assert.equal(health.index.lexical_layout, 'words');
     const hits = hitsOf(await server.search({ query: 'bahnhof ninety', top: 10 }));
     const lexical = hits.filter((h) => h.lexical_rank !== null).map((h) => h.path);
     assert.deepEqual(lexical.sort(), ['de/strassen.md', 'ops/keys.md']);
+  });
+
+  it('gives the same first page for top 10 and top 50: each leg contributes a fixed number of candidates', async (t) => {
+    const many = Object.fromEntries(
+      Array.from({ length: 40 }, (_, i) => [
+        `n${i}.md`,
+        `# Note ${i}\n\nKeys and locks, part ${i}. ${'filler '.repeat(i % 9)}\n`,
+      ]),
+    );
+    const ws = workspace(t, { notes: { ...NOTES, ...many } });
+    const server = await startSearchServer(t, ws);
+    for (const fields of [{}, { mode: 'lexical' }, { mode: 'dense' }, { mmr: true }]) {
+      const page = async (top: number) =>
+        hitsOf(await server.search({ query: 'keys locks', top, ...fields })).map((h) => h.path);
+      const ten = await page(10);
+      assert.equal(ten.length, 10);
+      assert.deepEqual((await page(50)).slice(0, 10), ten, JSON.stringify(fields));
+    }
   });
 
   it('refuses bad requests with stable codes: 400, 403, 404, 405, 413', async (t) => {
@@ -115,6 +134,7 @@ describe('notegate-rag serve HTTP API', () => {
       [post('{"query": "x", "vaults": ["ops"]}'), 400, 'unknown_vault', /"ops" \(known: notes\)/],
       [post('{"query": ""}'), 400, 'invalid_field', /^query:/],
       [post('{"query": "x", "top": 51}'), 400, 'invalid_field', /^top:/],
+      [post('{"query": "x", "mode": "lexical", "hybrid": true}'), 400, 'invalid_field', /^mode: "lexical" contradicts/],
       [post(JSON.stringify({ query: 'x'.repeat(70_000) })), 413, 'body_too_large', /65536 bytes/],
       [post('{"query": "x"}', { Host: 'evil.example' }), 403, 'forbidden_host', /Host/],
       [post('{"query": "x"}', { Origin: 'https://evil.example' }), 403, 'forbidden_origin', /Origin/],
@@ -189,11 +209,13 @@ describe('notegate-rag serve HTTP API', () => {
     assert.match(server.logs.join('\n'), /is missing from the index snapshot/);
 
     const noModel = await startSearchServer(t, workspace(t, { notes: NOTES }), {
-      model: ResidentModel.loading(() => Promise.reject(new Error('weights not in the cache'))),
+      loadEmbedder: () => Promise.reject(new Error('weights not in the cache')),
     });
     const failed = await noModel.search({ query: 'keys' });
     assert.equal(failed.status, 500);
     assert.equal((failed.body as { error: string }).error, 'model_unavailable');
+    // A lexical search needs no model.
+    assert.deepEqual(hitsOf(await noModel.search({ query: 'keys', mode: 'lexical' }))[0]?.path, 'ops/keys.md');
     const modelHealth = (await noModel.request({ path: '/health' })).body as Record<string, unknown>;
     assert.deepEqual(
       [modelHealth.status, modelHealth.model_state, modelHealth.model_error],
@@ -235,12 +257,40 @@ describe('notegate-rag serve HTTP API', () => {
 
   it('says starting while the model loads', async (t) => {
     const ws = workspace(t, { notes: NOTES });
-    const server = await startSearchServer(t, ws, { model: ResidentModel.loading(() => new Promise(() => {})) });
+    const server = await startSearchServer(t, ws, { loadEmbedder: () => new Promise(() => {}) });
     const reply = await server.request({ path: '/health' });
     assert.equal(reply.status, 503);
     assert.deepEqual(
       [(reply.body as Record<string, unknown>).status, (reply.body as Record<string, unknown>).model_state],
       ['starting', 'loading'],
     );
+  });
+
+  it('serves an index without vectors (embed_model none): lexical by default, vector modes refused by name', async (t) => {
+    const ws = workspace(t, { notes: NOTES }, 'none');
+    const server = await startSearchServer(t, ws);
+    const health = await server.request({ path: '/health' });
+    const body = health.body as Record<string, unknown> & { index: Record<string, unknown> };
+    assert.deepEqual(
+      [health.status, body.status, body.model, body.model_state, body.index.vector_backend, body.index.dimension],
+      [200, 'ok', 'none', 'ready', 'none', 0],
+    );
+    const reply = await server.search({ query: 'rotate the signing keys' });
+    assert.deepEqual(
+      hitsOf(reply).map((h) => [h.path, h.dense_rank, h.lexical_rank]),
+      [['ops/keys.md', null, 1]],
+    );
+    const refused: [Record<string, unknown>, RegExp][] = [
+      [{ mode: 'dense' }, /^mode: "dense" needs vectors, and this index has no vectors/],
+      [{ mode: 'hybrid' }, /^mode: "hybrid" needs vectors/],
+      [{ hybrid: true }, /^hybrid: mode "hybrid" needs vectors/],
+      [{ mmr: true }, /^mmr: needs vectors/],
+    ];
+    for (const [fields, message] of refused) {
+      const { status, body: error } = await server.search({ query: 'keys', ...fields });
+      assert.equal(status, 400);
+      assert.equal((error as { error: string }).error, 'invalid_field');
+      assert.match((error as { message: string }).message, message);
+    }
   });
 });

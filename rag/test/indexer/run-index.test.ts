@@ -32,7 +32,7 @@ describe('runIndex', () => {
     const first = await runIndex(indexOptions(ws, { clock: () => 5000 }));
     assert.deepEqual([first.new, first.updated, first.unchanged, first.removed], [3, 0, 0, 0]);
     assert.deepEqual([first.skipped, first.failed], [[], []]);
-    assert.equal(first.ftsTokenizer, 'trigram');
+    assert.equal(first.lexicalLayout, 'words+trigram');
     const counts = assertConsistent(ws.config.indexPath, 384);
     assert.equal(counts.files, 3);
     assert.equal(first.chunksEmbedded, counts.chunks);
@@ -162,13 +162,28 @@ describe('runIndex', () => {
     assert.equal(rows(ws.config.indexPath, 'SELECT DISTINCT fingerprint FROM files').length, 1);
   });
 
-  it('records the unicode61 fallback when trigram is not used', async (t) => {
+  it('records the fallback layout (the word table alone) when told to use it', async (t) => {
     const ws = workspace(t, { handbook: NOTES });
-    const summary = await runIndex(indexOptions(ws, { ftsTokenizer: 'unicode61' }));
-    assert.equal(summary.ftsTokenizer, 'unicode61');
-    assert.deepEqual(rows(ws.config.indexPath, "SELECT value FROM meta WHERE key = 'fts_tokenizer'"), [
-      { value: 'unicode61' },
+    const summary = await runIndex(indexOptions(ws, { lexicalLayout: 'words' }));
+    assert.equal(summary.lexicalLayout, 'words');
+    assert.deepEqual(rows(ws.config.indexPath, "SELECT value FROM meta WHERE key = 'lexical_layout'"), [
+      { value: 'words' },
     ]);
+    assertFtsIntact(ws.config.indexPath);
+  });
+
+  it('builds an index without vectors for embed_model none: no model loaded, no vectors, chunks sized without a tokenizer', async (t) => {
+    const ws = workspace(t, { handbook: NOTES }, 'none');
+    const options = indexOptions(ws);
+    const summary = await runIndex(options);
+    assert.deepEqual([summary.new, summary.failed, summary.modelId], [3, [], 'none']);
+    assert.deepEqual(options.loads, [], 'no model loaded');
+    assert.ok(!options.events.some((event) => event.kind === 'model-loading' || event.kind === 'model-download'));
+    const counts = assertConsistent(ws.config.indexPath, 0);
+    assert.deepEqual([counts.files, counts.vectors], [3, 0]);
+    assertFtsIntact(ws.config.indexPath);
+    const again = await runIndex(indexOptions(ws));
+    assert.deepEqual([again.new, again.unchanged], [0, 3]);
   });
 
   it('indexes only the chosen vaults, and prunes vaults that left the config', async (t) => {

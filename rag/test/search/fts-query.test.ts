@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { buildFtsQuery, MAX_OR_TERMS } from '../../src/search/fts-query.js';
-
-const PHRASE = { strategy: 'phrase', minTermLength: 3 } as const;
-const TERMS = { strategy: 'or-terms', minTermLength: 1 } as const;
+import { lexicalIndexText } from '../../src/lexical/index-text.js';
+import { MAX_QUERY_TERMS, queryTerms } from '../../src/lexical/query-terms.js';
+import { anyOf, phraseExpression, quote, termExpression } from '../../src/search/fts-query.js';
+import { TRIGRAM_TOKENIZE, WORDS_TOKENIZE } from '../../src/store/schema.js';
 
 /** Inputs that break naive MATCH strings (docs/retrieval.md#lexical-leg). */
 const HOSTILE: readonly string[] = [
@@ -43,76 +43,61 @@ const HOSTILE: readonly string[] = [
   "'; DROP TABLE chunks; --",
 ];
 
-describe('FTS5 query builder', () => {
-  it('quotes the whole query as one phrase, doubling inner quotes, for the trigram tokenizer', () => {
-    assert.deepEqual(buildFtsQuery('  reset   "the" password ', PHRASE), {
-      kind: 'match',
-      expression: '"reset ""the"" password"',
-      terms: ['reset "the" password'],
-      narrowing: '"password" AND "reset"',
-    });
-    assert.deepEqual(buildFtsQuery('NEAR(a b)', PHRASE), {
-      kind: 'match',
-      expression: '"NEAR(a b)"',
-      terms: ['NEAR(a b)'],
-      narrowing: '"NEAR(a"',
-    });
-    assert.deepEqual(buildFtsQuery('straße', PHRASE), { kind: 'match', expression: '"straße"', terms: ['straße'] });
-    assert.deepEqual(buildFtsQuery('a b c', PHRASE), { kind: 'match', expression: '"a b c"', terms: ['a b c'] });
+describe('FTS5 expressions', () => {
+  it('quotes every term, doubling inner quotes, and marks prefix terms', () => {
+    assert.equal(quote('say "hi"'), '"say ""hi"""');
+    const { terms } = queryTerms('DEC-0054 猫', { ngrams: true });
+    assert.deepEqual(terms.map(termExpression), ['"DEC"', '"0054"', '"猫"*']);
+    assert.equal(anyOf(['"a"', '"b"*']), '"a" OR "b"*');
   });
 
-  it('joins quoted whitespace-separated terms with OR for unicode61, dropping duplicates and punctuation-only terms', () => {
-    assert.deepEqual(buildFtsQuery('DEC-0054 AND -- title:x DEC-0054', TERMS), {
-      kind: 'match',
-      expression: '"DEC-0054" OR "AND" OR "title:x"',
-      terms: ['DEC-0054', 'AND', 'title:x'],
-    });
+  it('makes the phrase of two or more terms, a prefix only at its end', () => {
+    const phrase = (text: string) => phraseExpression(queryTerms(text, { ngrams: true }), MAX_QUERY_TERMS);
+    assert.equal(phrase('rotate signing keys'), '"rotate signing keys"');
+    assert.equal(phrase('DEC-0054'), '"DEC 0054"');
+    assert.equal(phrase('黑豹队'), '"黑豹 豹队"');
+    assert.equal(phrase('keys 猫'), '"keys 猫"*');
+    assert.equal(phrase('keys'), undefined, 'one term is the word tier itself');
+    assert.equal(phrase(''), undefined);
+    assert.equal(phraseExpression(queryTerms('a b c', { ngrams: true }), 2), undefined, 'longer than the bound');
   });
 
-  it('hands text under one trigram to the substring scan, and says when nothing searchable is left', () => {
-    assert.deepEqual(buildFtsQuery(' 数据 ', PHRASE), { kind: 'short', text: '数据' });
-    assert.deepEqual(buildFtsQuery('Go', PHRASE), { kind: 'short', text: 'Go' });
-    assert.deepEqual(buildFtsQuery('go ai', { strategy: 'or-terms', minTermLength: 3 }), {
-      kind: 'short',
-      text: 'go ai',
-    });
-    for (const text of ['', '   ', '---', '?!', '""', '\u0000']) {
-      assert.deepEqual(buildFtsQuery(text, PHRASE), { kind: 'empty' }, JSON.stringify(text));
-      assert.deepEqual(buildFtsQuery(text, TERMS), { kind: 'empty' }, JSON.stringify(text));
-    }
-  });
-
-  it('replaces control characters and keeps at most MAX_OR_TERMS terms', () => {
-    assert.deepEqual(buildFtsQuery('ab\u0000cd', PHRASE), { kind: 'match', expression: '"ab cd"', terms: ['ab cd'] });
-    const many = Array.from({ length: 100 }, (_, i) => `w${i}`).join(' ');
-    const built = buildFtsQuery(many, TERMS);
-    assert.equal(built.kind === 'match' && built.terms.length, MAX_OR_TERMS);
-  });
-
-  for (const tokenizer of ['trigram', 'unicode61'] as const) {
-    it(`never produces an FTS5 syntax error with the ${tokenizer} tokenizer (hostile table and fuzz)`, () => {
+  for (const layout of ['words+trigram', 'words'] as const) {
+    it(`never produces an FTS5 syntax error (${layout} layout; hostile table and fuzz)`, () => {
+      const ngrams = layout === 'words+trigram';
       const db = new Database(':memory:');
-      db.exec(`CREATE VIRTUAL TABLE t USING fts5(title, heading, body, tokenize = '${tokenizer}')`);
-      const insert = db.prepare('INSERT INTO t (title, heading, body) VALUES (?, ?, ?)');
-      for (const text of HOSTILE) insert.run(text, text, `body with ${text} inside`);
-      const match = db.prepare('SELECT rowid, bm25(t, 3, 2, 1) FROM t WHERE t MATCH ? LIMIT 5');
-      const options = tokenizer === 'trigram' ? PHRASE : TERMS;
-      const random = seeded(tokenizer === 'trigram' ? 7 : 11);
+      const sql = (tokenize: string) => `'${tokenize.replaceAll("'", "''")}'`;
+      db.exec(`CREATE VIRTUAL TABLE w USING fts5(title, heading, body, tokenize = ${sql(WORDS_TOKENIZE)})`);
+      db.exec(`CREATE VIRTUAL TABLE t USING fts5(title, heading, body, tokenize = ${sql(TRIGRAM_TOKENIZE)})`);
+      const insertWords = db.prepare('INSERT INTO w (title, heading, body) VALUES (?, ?, ?)');
+      const insertTrigrams = db.prepare('INSERT INTO t (title, heading, body) VALUES (?, ?, ?)');
+      for (const text of HOSTILE) {
+        const indexed = ngrams ? lexicalIndexText(text) : text;
+        insertWords.run(indexed, indexed, `body with ${indexed} inside`);
+        insertTrigrams.run(text, text, `body with ${text} inside`);
+      }
+      const words = db.prepare('SELECT rowid, bm25(w, 3, 2, 1) FROM w WHERE w MATCH ? LIMIT 5');
+      const trigrams = db.prepare('SELECT rowid, bm25(t, 3, 2, 1) FROM t WHERE t MATCH ? LIMIT 5');
+      const random = seeded(ngrams ? 7 : 11);
       const fuzz = Array.from({ length: 2000 }, () => fuzzString(random));
       let matched = 0;
       for (const text of [...HOSTILE, ...fuzz]) {
-        const built = buildFtsQuery(text, options);
-        if (built.kind !== 'match') continue;
-        for (const expression of [built.expression, built.narrowing ?? built.expression]) {
-          assert.doesNotThrow(() => match.all(expression), `${JSON.stringify(text)} → ${expression}`);
+        const analysed = queryTerms(text, { ngrams });
+        if (analysed.terms.length === 0) continue;
+        const expressions = [anyOf(analysed.terms.map(termExpression)), phraseExpression(analysed, MAX_QUERY_TERMS)];
+        for (const expression of expressions) {
+          if (expression === undefined) continue;
+          assert.doesNotThrow(() => words.all(expression), `${JSON.stringify(text)} → ${expression}`);
         }
+        const substrings = analysed.terms.filter((term) => [...term.text].length >= 3).map((term) => quote(term.text));
+        if (substrings.length > 0) assert.doesNotThrow(() => trigrams.all(anyOf(substrings)), JSON.stringify(text));
         matched += 1;
       }
       assert.ok(matched > 1000, `most fuzz inputs reach MATCH (${matched})`);
       // Each hostile text finds the row that holds it.
-      for (const text of ['DEC-0054', 'title:secret', 'C++ & C#', 'Straße über Öl', '数据库']) {
-        const built = buildFtsQuery(text, options);
-        assert.ok(built.kind === 'match' && match.all(built.expression).length > 0, text);
+      for (const text of ['DEC-0054', 'title:secret', 'C++ & C#', 'Straße über Öl', '数据库', '数据']) {
+        const analysed = queryTerms(text, { ngrams });
+        assert.ok(words.all(anyOf(analysed.terms.map(termExpression))).length > 0, text);
       }
       db.close();
     });

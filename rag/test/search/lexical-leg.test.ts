@@ -1,133 +1,151 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import { rankByContainment } from '../../src/search/containment-score.js';
-import { type FtsMatch, type LexicalSource, lexicalLeg, MATCH_CAP } from '../../src/search/lexical-leg.js';
-import type { FtsTokenizer } from '../../src/store/schema.js';
+import path from 'node:path';
+import { describe, it, type TestContext } from 'node:test';
+import { NO_MODEL } from '../../src/config/models.js';
+import { lexicalLeg } from '../../src/search/lexical-leg.js';
+import { IndexSnapshot } from '../../src/snapshot/index-snapshot.js';
+import type { ChunkScope } from '../../src/snapshot/lexical-tables.js';
+import { IndexStore } from '../../src/store/index-store.js';
+import { fileRecord, tempDir } from '../../test-support/fixtures.js';
 
-interface Recorded {
-  readonly expressions: string[];
-  readonly substrings: string[];
-}
+const EVERYWHERE: ChunkScope = { vaults: undefined, namespaces: undefined };
 
-/** A source whose FTS answers are given; records what the leg asked for. */
-function source(
-  tokenizer: FtsTokenizer,
-  matches: readonly FtsMatch[],
-  options: {
-    accepts?: (id: number) => boolean;
-    substring?: readonly number[];
-    bodies?: Readonly<Record<number, string>>;
-  } = {},
-): LexicalSource & Recorded {
-  const expressions: string[] = [];
-  const substrings: string[] = [];
-  return {
-    tokenizer,
-    expressions,
-    substrings,
-    matches: (expression, limit) => {
-      expressions.push(expression);
-      return matches.slice(0, limit);
-    },
-    matchIds: (expression, limit) => {
-      expressions.push(expression);
-      return matches.slice(0, limit).map((m) => m.chunkId);
-    },
-    substringMatches: (text, limit) => {
-      substrings.push(text);
-      return (options.substring ?? []).slice(0, limit);
-    },
-    texts: (ids) =>
-      ids.map((id) => ({
-        chunkId: id,
-        title: '',
-        heading: '',
-        body: options.bodies?.[id] ?? (id % 2 === 0 ? 'the the' : 'the'),
-      })),
-    accepts: options.accepts ?? (() => true),
+/** Notes by `vault/path` → body; one chunk each, title = the file name. */
+type Notes = Readonly<Record<string, string>>;
+
+/** A lexical-only index of `notes` (real SQLite file, real write path), opened as a snapshot. */
+async function indexOf(t: TestContext, notes: Notes, lexicalLayout: 'auto' | 'words' = 'auto') {
+  const file = path.join(tempDir(t), 'index.sqlite');
+  const store = IndexStore.open(file, { model: NO_MODEL, nowMs: 1, lexicalLayout });
+  for (const [key, body] of Object.entries(notes)) {
+    const [vault = '', name = ''] = key.split('/');
+    store.replaceFile(
+      fileRecord(name, { vault, title: name.replace(/\.md$/, ''), aliases: [] }),
+      [{ seq: 0, heading: '', lineStart: 1, lineEnd: 1, text: body, tokenCount: 1, vector: new Float32Array(0) }],
+      1,
+    );
+  }
+  store.finishRun('', '{}', 2);
+  store.close();
+  const snapshot = await IndexSnapshot.open(file, NO_MODEL, Date.now);
+  t.after(() => snapshot.close());
+  const pathOf = new Map(
+    snapshot
+      .hitRows(Array.from(snapshot.vectors.matrix.chunkIds))
+      .map((hit) => [hit.chunkId, `${hit.vault}/${hit.path}`]),
+  );
+  const search = (query: string, depth = 10, scope = EVERYWHERE) => {
+    const result = lexicalLeg(query, depth, snapshot.lexical, scope);
+    return { paths: result.chunkIds.map((id) => pathOf.get(id)), tiers: result.tiers };
   };
+  return { snapshot, search };
 }
+
+/** Filler that makes every note share the stop words, as in real text. */
+const THE = 'the of and the of and';
 
 describe('lexical leg', () => {
-  it('ranks every match by bm25 when there are at most MATCH_CAP, applying the filter before the cut', () => {
-    const matches = [
-      { chunkId: 1, bm25: -1 },
-      { chunkId: 2, bm25: -5 },
-      { chunkId: 3, bm25: -3 },
-      { chunkId: 4, bm25: -3 },
-      { chunkId: 5, bm25: -9 },
-    ];
-    const fake = source('unicode61', matches, { accepts: (id) => id !== 5 });
-    const result = lexicalLeg('password', 3, [], fake);
-    assert.deepEqual(result, { chunkIds: [2, 3, 4], path: 'fts' });
-    assert.deepEqual(fake.expressions, ['"password"']);
+  it('ranks by BM25 with OR semantics: a query whose words never occur together still finds each word', async (t) => {
+    const { search } = await indexOf(t, {
+      'v/a.md': `${THE} rotate signing keys every ninety days`,
+      'v/b.md': `${THE} keys live in the vault`,
+      'v/c.md': `${THE} unrelated text about lunch`,
+      'v/d.md': `${THE} rotation schedule for certificates`,
+    });
+    // "rotate keys" is no phrase anywhere; porter folds rotate/rotation.
+    const { paths, tiers } = search('How do I rotate keys?');
+    assert.deepEqual(tiers, ['words']);
+    assert.equal(paths[0], 'v/a.md', 'both words rank first');
+    assert.deepEqual(paths.slice(1).sort(), ['v/b.md', 'v/d.md']);
   });
 
-  it('ranks a one-word trigram phrase by its occurrences, without FTS5 bm25()', () => {
-    const bodies = { 1: 'a keys b', 2: 'keys and keys', 3: 'no match here' };
-    const fake = source(
-      'trigram',
-      [1, 2, 3].map((chunkId) => ({ chunkId, bm25: 0 })),
-      { bodies },
-    );
-    assert.deepEqual(lexicalLeg('Keys', 5, [], fake), { chunkIds: [2, 1], path: 'phrase' });
-    assert.deepEqual(fake.expressions, ['"Keys"']);
+  it('puts chunks holding the exact phrase or identifier first, even against stronger BM25 matches', async (t) => {
+    const { search } = await indexOf(t, {
+      'v/dec.md': `${THE} the decision DEC-0054 was taken in March after a long review of the options`,
+      'v/many.md': `${THE} DEC DEC DEC, see page 0054 0054 0054`,
+      'v/other.md': `${THE} something else`,
+      'v/keys.md': `${THE} keys signing rotate rotate rotate`,
+      'v/phrase.md': `${THE} we rotate signing keys yearly`,
+    });
+    assert.deepEqual(search('DEC-0054'), { paths: ['v/dec.md', 'v/many.md'], tiers: ['phrase', 'words'] });
+    assert.deepEqual(search('rotate signing keys'), {
+      paths: ['v/phrase.md', 'v/keys.md'],
+      tiers: ['phrase', 'words'],
+    });
   });
 
-  it('finds a phrase of several words through its two longest words, keeping exact phrase matches that pass the filter', () => {
-    const bodies = {
-      1: 'reset password now',
-      2: 'password reset',
-      3: 'Reset Password twice: reset password',
-      4: 'reset password',
+  it('drops terms found in half the chunks or more (their IDF is clamped) unless nothing else matches', async (t) => {
+    const { snapshot, search } = await indexOf(t, {
+      'v/a.md': `${THE} alpha`,
+      'v/b.md': `${THE} beta`,
+      'v/c.md': `${THE} gamma`,
+      'v/d.md': 'beta only',
+      'v/e.md': 'epsilon',
+      'v/f.md': 'delta',
+    });
+    assert.equal(snapshot.lexical.documentFrequency('"the"'), 3);
+    // "the" is in 3 of 6 chunks: the query ranks as "beta" alone, and a.md/c.md (only "the") are not listed.
+    assert.deepEqual(search('the beta').paths, search('beta').paths);
+    assert.deepEqual(search('the beta').paths.sort(), ['v/b.md', 'v/d.md']);
+    // A query of such terms only still ranks by them.
+    assert.deepEqual(search('the of').paths.sort(), ['v/a.md', 'v/b.md', 'v/c.md']);
+    assert.deepEqual(search('omega').paths, []);
+  });
+
+  it('appends substring matches (trigram table) below the word matches, only in the full layout', async (t) => {
+    const notes = {
+      'v/code.md': `${THE} the IndexSnapshot class holds a read transaction`,
+      'v/word.md': `${THE} a snapshot of the state`,
+      'v/other.md': `${THE} nothing to see`,
     };
-    const ids = [1, 2, 3, 4].map((chunkId) => ({ chunkId, bm25: 0 }));
-    const fake = source('trigram', ids, { bodies, accepts: (id) => id !== 4 });
-    assert.deepEqual(lexicalLeg('reset  password', 5, [], fake), { chunkIds: [3, 1], path: 'phrase' });
-    assert.deepEqual(fake.expressions, ['"password" AND "reset"']);
+    const full = await indexOf(t, notes);
+    assert.deepEqual(full.search('snapshot'), { paths: ['v/word.md', 'v/code.md'], tiers: ['words', 'substrings'] });
+    assert.deepEqual(
+      full.search('snapshot', 1),
+      { paths: ['v/word.md'], tiers: ['words'] },
+      'a full list needs no substrings',
+    );
+    const fallback = await indexOf(t, notes, 'words');
+    assert.deepEqual(fallback.search('snapshot'), { paths: ['v/word.md'], tiers: ['words'] });
   });
 
-  it('builds an OR of terms with the unicode61 tokenizer (fallback mode)', () => {
-    const fake = source('unicode61', [{ chunkId: 7, bm25: -2 }]);
-    assert.deepEqual(lexicalLeg('reset the-password', 5, [], fake).chunkIds, [7]);
-    assert.deepEqual(fake.expressions, ['"reset" OR "the-password"']);
+  it('finds Chinese by bigrams, a single character by prefix, and German word parts by substring', async (t) => {
+    const { search } = await indexOf(t, {
+      'v/zh.md': '分布式数据库系统的设计与实现',
+      'v/cat.md': '我家的小猫很可爱',
+      'v/de.md': 'Die Verkehrsberuhigung am Wochenende',
+      'v/en.md': 'the database design',
+    });
+    assert.deepEqual(search('数据库').paths, ['v/zh.md']);
+    assert.deepEqual(search('数据').paths, ['v/zh.md']);
+    assert.deepEqual(search('猫').paths, ['v/cat.md']);
+    assert.deepEqual(search('beruhigung'), { paths: ['v/de.md'], tiers: ['substrings'] });
   });
 
-  it('re-ranks the dense candidates when a query matches more than MATCH_CAP chunks', () => {
-    const many = Array.from({ length: MATCH_CAP.trigram + 1 }, (_, i) => ({ chunkId: 100 + i, bm25: -1 }));
-    const result = lexicalLeg('the', 5, [3, 4, 9], source('trigram', many));
-    const manyTerms = Array.from({ length: MATCH_CAP.unicode61 + 1 }, (_, i) => ({ chunkId: 100 + i, bm25: -1 }));
-    assert.equal(lexicalLeg('the', 5, [3], source('unicode61', manyTerms)).path, 'rerank-dense');
-    // Only the dense candidates are ranked (4 has two occurrences).
-    assert.deepEqual(result, { chunkIds: [4, 3, 9], path: 'rerank-dense' });
+  it('applies the vault and namespace filter before the cut', async (t) => {
+    const big = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`big/n${i}.md`, 'quarterly budget review']));
+    const { search } = await indexOf(t, { ...big, 'tiny/a.md': `${'long filler text '.repeat(20)} quarterly budget` });
+    assert.ok(search('quarterly budget', 10).paths.every((p) => p?.startsWith('big/')));
+    assert.deepEqual(search('quarterly budget', 10, { vaults: ['tiny'], namespaces: undefined }).paths, ['tiny/a.md']);
+    assert.deepEqual(search('quarterly budget', 10, { vaults: undefined, namespaces: ['elsewhere'] }).paths, []);
   });
 
-  it('scans substrings for text under one trigram, and falls back past the cap too', () => {
-    const fake = source('trigram', [], { substring: [8, 6] });
-    assert.deepEqual(lexicalLeg('th', 5, [], fake), { chunkIds: [6, 8], path: 'substring' });
-    assert.deepEqual(fake.substrings, ['th']);
-    const crowded = source('trigram', [], { substring: Array.from({ length: MATCH_CAP.trigram + 1 }, (_, i) => i) });
-    assert.equal(lexicalLeg('go', 5, [1, 2], crowded).path, 'rerank-dense');
-  });
-
-  it('contributes nothing for punctuation-only text', () => {
-    const fake = source('trigram', [{ chunkId: 1, bm25: -1 }]);
-    assert.deepEqual(lexicalLeg('?!', 5, [1], fake), { chunkIds: [], path: 'none' });
-    assert.deepEqual(fake.expressions, []);
-  });
-});
-
-describe('containment ranking', () => {
-  it('prefers more occurrences, shorter text and the weighted columns; ignores case; drops non-matches', () => {
-    const body = (chunkId: number, text: string) => ({ chunkId, title: 'x', heading: 'y', body: text });
-    const chunks = [
-      body(1, 'Straße and more words here'),
-      body(2, 'STRASSE is not a match'),
-      body(3, 'straße and straße and more'),
-      body(4, 'straße'),
-      { chunkId: 5, title: 'straße', heading: 'y', body: 'unrelated words here' },
-    ];
-    assert.deepEqual(rankByContainment(['straße'], chunks), [5, 4, 3, 1]);
-    assert.deepEqual(rankByContainment(['数据'], [{ chunkId: 9, title: '', heading: '', body: '大数据平台' }]), [9]);
+  it('ranks the same notes the same way when every note is there twice (no cap changes the ranking)', async (t) => {
+    const notes: Record<string, string> = {};
+    for (let i = 0; i < 40; i += 1)
+      notes[`one/n${i}.md`] = `${THE} note ${i} about ${i % 2 ? 'keys' : 'locks'} ${'x'.repeat(i % 7)}`;
+    const once = await indexOf(t, notes);
+    const twice = await indexOf(t, {
+      ...notes,
+      ...Object.fromEntries(Object.entries(notes).map(([k, v]) => [k.replace('one/', 'two/'), v])),
+    });
+    const names = (paths: readonly (string | undefined)[]) => [...new Set(paths.map((p) => p?.split('/')[1]))];
+    for (const query of ['keys', 'the keys of note 7', 'locks and keys']) {
+      assert.deepEqual(
+        names(twice.search(query, 40).paths).slice(0, 10),
+        names(once.search(query, 20).paths).slice(0, 10),
+        query,
+      );
+    }
   });
 });

@@ -22,14 +22,29 @@ describe('maximal marginal relevance', () => {
   });
 
   it('skips the near-duplicate at lambda 0.5 (hand-computed)', () => {
-    // rel = [1, 0.5, 0]. Pick 0. Then 1: 0.5·0.5 − 0.5·0.9 = −0.2; 2: 0.5·0 − 0.5·0.1 = −0.05 → 2.
-    // Then 1: 0.5·0.5 − 0.5·max(0.9, 0.2) = −0.2.
+    // rel = [1, 0.5, 0]; similarity pairs 0.9, 0.1, 0.2 normalize to 1, 0, 0.125.
+    // Pick 0. Then 1: 0.5·0.5 − 0.5·1 = −0.25; 2: 0.5·0 − 0.5·0 = 0 → 2. Then 1.
     assert.deepEqual(mmrOrder([0.5, 0.3, 0.1], sim, 0.5, 3), [0, 2, 1]);
   });
 
   it('at lambda 0.8 the relevance gap still wins (hand-computed)', () => {
-    // After 0: candidate 1: 0.8·0.5 − 0.2·0.9 = 0.22; candidate 2: 0.8·0 − 0.2·0.1 = −0.02 → 1.
+    // After 0: candidate 1: 0.8·0.5 − 0.2·1 = 0.2; candidate 2: 0.8·0 − 0.2·0 = 0 → 1.
     assert.deepEqual(mmrOrder([0.5, 0.3, 0.1], sim, 0.8, 2), [0, 1]);
+  });
+
+  it('normalizes similarity like relevance, so cosines in a narrow band still separate (hand-computed)', () => {
+    // Cosines of one topic: 0.95 (0–1), 0.80 (0–2), 0.85 (1–2) normalize to 1, 0, 1/3; rel = [1, 0.875, 0].
+    // After 0 at lambda 0.5: candidate 1: 0.4375 − 0.5·1 = −0.0625; candidate 2: 0 − 0.5·0 = 0 → 2.
+    // (Raw cosines would pick the near-duplicate 1: 0.4375 − 0.475 = −0.0375 against 0 − 0.4.)
+    const band = [
+      [1, 0.95, 0.8],
+      [0.95, 1, 0.85],
+      [0.8, 0.85, 1],
+    ];
+    assert.deepEqual(
+      mmrOrder([0.5, 0.45, 0.1], (a, b) => band[a]?.[b] ?? 0, 0.5, 3),
+      [0, 2, 1],
+    );
   });
 
   it('returns at most count, ties to the earlier candidate', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { fuseRrf, RRF_K } from '../../src/search/rrf.js';
+import { DEFAULT_FUSION_WEIGHTS, fuseRrf, RRF_K } from '../../src/search/rrf.js';
 
 describe('reciprocal rank fusion', () => {
   it('sums 1/(60 + rank) over the lists, ranks counted from 1', () => {
@@ -35,6 +35,19 @@ describe('reciprocal rank fusion', () => {
       fuseRrf([9, 3], []).map((f) => f.chunkId),
       [9, 3],
     );
+  });
+
+  it('weighs each leg: weight / (60 + rank)', () => {
+    const fused = fuseRrf([10, 20], [20, 30], { dense: 2, lexical: 0.5 });
+    assert.deepEqual(
+      fused.map((f) => [f.chunkId, f.score]),
+      [
+        [20, 2 / 62 + 0.5 / 61],
+        [10, 2 / 61],
+        [30, 0.5 / 62],
+      ],
+    );
+    assert.deepEqual(DEFAULT_FUSION_WEIGHTS, { dense: 1, lexical: 1 });
   });
 
   it('keeps the order of a single list when the other is empty, and counts a repeated id once', () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import { NO_MODEL } from '../../src/config/models.js';
 import { RagError } from '../../src/errors/rag-error.js';
 import { IndexStore, type StoredChunk } from '../../src/store/index-store.js';
 import { assertConsistent, assertFtsIntact } from '../../test-support/consistency.js';
@@ -20,13 +21,15 @@ function open(file: string, options: Partial<Parameters<typeof IndexStore.open>[
   return IndexStore.open(file, { model: minilm, nowMs: 1000, ...options });
 }
 
-/** The distinct files whose chunks match, sorted. */
-function ftsPaths(file: string, query: string): string[] {
+type FullTextTable = 'chunks_words' | 'chunks_trigram';
+
+/** The distinct files whose chunks match in `table`, sorted. */
+function ftsPaths(file: string, query: string, table: FullTextTable = 'chunks_trigram'): string[] {
   const db = new Database(file, { readonly: true });
   try {
     return db
       .prepare(
-        'SELECT f.path FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id WHERE chunks_fts MATCH ? ORDER BY rank',
+        `SELECT f.path FROM ${table} JOIN chunks c ON c.id = ${table}.rowid JOIN files f ON f.id = c.file_id WHERE ${table} MATCH ?`,
       )
       .pluck()
       .all(query)
@@ -38,11 +41,11 @@ function ftsPaths(file: string, query: string): string[] {
   }
 }
 
-/** The FTS rowids matching, read from the FTS index alone: a row left behind by a delete still shows here. */
-function ftsRowids(file: string, query: string): number[] {
+/** The rowids matching, read from a full-text index alone: a row left behind by a delete still shows here. */
+function ftsRowids(file: string, query: string, table: FullTextTable): number[] {
   const db = new Database(file, { readonly: true });
   try {
-    return db.prepare('SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?').pluck().all(query).map(Number);
+    return db.prepare(`SELECT rowid FROM ${table} WHERE ${table} MATCH ?`).pluck().all(query).map(Number);
   } finally {
     db.close();
   }
@@ -60,16 +63,16 @@ function createThenAlter(file: string, alter: (db: Database.Database) => unknown
 }
 
 describe('IndexStore', () => {
-  it('creates the schema once and records model, dimension, tokenizer mode and format', (t) => {
+  it('creates the schema once and records model, dimension, full-text layout and format', (t) => {
     const file = path.join(tempDir(t), 'sub', 'index.sqlite');
     const store = open(file);
     const { vectorsGeneration, ...meta } = store.meta;
     assert.match(String(vectorsGeneration), UUID);
     assert.deepEqual(meta, {
-      schemaVersion: 1,
+      schemaVersion: 2,
       modelId: MINILM,
       dimension: 384,
-      ftsTokenizer: 'trigram',
+      lexicalLayout: 'words+trigram',
       vectorFormat: 'float32le',
       fingerprint: '',
       createdAtMs: 1000,
@@ -84,22 +87,34 @@ describe('IndexStore', () => {
     db.close();
   });
 
-  it('replaces all rows of a file in one go: chunks, FTS rows and vectors', (t) => {
+  it('replaces all rows of a file in one go: chunks, full-text rows and vectors', (t) => {
     const file = path.join(tempDir(t), 'index.sqlite');
     const store = open(file);
     store.replaceFile(record('a.md'), [chunk(0, 'Schlüsselrotation im Team'), chunk(1, '東京オフィスの勤務時間')], 5);
     store.replaceFile(record('b.md'), [chunk(0, 'unrelated')], 5);
     assert.deepEqual(ftsPaths(file, '"rotation"'), ['a.md'], 'trigram matches inside words');
-    assert.deepEqual(ftsPaths(file, '"勤務時間"'), ['a.md']);
-    assert.deepEqual(ftsPaths(file, '"alias"'), ['a.md', 'b.md'], 'aliases are searchable with the title');
+    assert.deepEqual(ftsPaths(file, '"schlusselrotation"', 'chunks_words'), ['a.md'], 'whole words, diacritics folded');
+    assert.deepEqual(ftsPaths(file, '"勤務" "務時" "時間"', 'chunks_words'), ['a.md'], 'kanji as bigrams');
+    assert.deepEqual(
+      ftsPaths(file, '"alias"', 'chunks_words'),
+      ['a.md', 'b.md'],
+      'aliases are searchable with the title',
+    );
     store.replaceFile(record('a.md', { contentSha256: 'sha2' }), [chunk(0, 'new text')], 6);
     assert.deepEqual(ftsPaths(file, '"rotation"'), []);
-    assert.deepEqual(ftsRowids(file, '"rotation"'), [], 'the FTS rows of replaced chunks are gone');
+    for (const [table, query] of [
+      ['chunks_trigram', '"rotation"'],
+      ['chunks_words', '"schlusselrotation"'],
+    ] as const) {
+      assert.deepEqual(ftsRowids(file, query, table), [], `the ${table} rows of replaced chunks are gone`);
+    }
     assert.deepEqual(assertConsistent(file, 384), { files: 2, chunks: 2, vectors: 2 });
     assertFtsIntact(file);
     store.removeFiles([...store.fileRows('v').values()].map((row) => row.id));
     assert.deepEqual(assertConsistent(file, 384), { files: 0, chunks: 0, vectors: 0 });
-    assert.deepEqual(ftsRowids(file, '"alias"'), [], 'the FTS rows of removed files are gone');
+    for (const table of ['chunks_trigram', 'chunks_words'] as const) {
+      assert.deepEqual(ftsRowids(file, '"alias"', table), [], `the ${table} rows of removed files are gone`);
+    }
     assertFtsIntact(file);
     store.close();
   });
@@ -151,7 +166,7 @@ describe('IndexStore', () => {
       /UNIQUE/,
     );
     assert.equal(store.fileRows('v').get('a.md')?.contentSha256, 'sha');
-    assert.deepEqual(ftsPaths(file, '"original"'), ['a.md']);
+    assert.deepEqual(ftsPaths(file, '"original"', 'chunks_words'), ['a.md']);
     assert.deepEqual(assertConsistent(file, 384), { files: 1, chunks: 1, vectors: 1 });
     assertFtsIntact(file);
     store.close();
@@ -167,14 +182,29 @@ describe('IndexStore', () => {
     store.close();
   });
 
-  it('uses unicode61 when told to and records that mode', (t) => {
+  it('uses the word table alone when told to (the fallback layout) and records that layout', (t) => {
     const file = path.join(tempDir(t), 'index.sqlite');
-    const store = open(file, { ftsTokenizer: 'unicode61' });
-    assert.equal(store.meta.ftsTokenizer, 'unicode61');
+    const store = open(file, { lexicalLayout: 'words' });
+    assert.equal(store.meta.lexicalLayout, 'words');
     store.replaceFile(record('a.md'), [chunk(0, 'Übersicht der Feiertage')], 5);
-    assert.deepEqual(ftsPaths(file, '"ubersicht"'), ['a.md'], 'diacritics folded');
-    assert.deepEqual(ftsPaths(file, '"feier"'), [], 'no substring matches in this mode');
+    store.replaceFile(record('b.md'), [chunk(0, 'ignored')], 5);
+    store.replaceFile(record('b.md', { contentSha256: 'sha2' }), [chunk(0, 'replaced')], 6);
+    assert.deepEqual(ftsPaths(file, '"ubersicht"', 'chunks_words'), ['a.md'], 'diacritics folded');
+    assert.deepEqual(ftsPaths(file, '"feier"', 'chunks_words'), [], 'no substring matches in this layout');
+    assert.deepEqual(ftsRowids(file, '"ignored"', 'chunks_words'), [], 'replaced rows are gone');
+    assert.throws(() => ftsPaths(file, '"feier"'), /no such table: chunks_trigram/);
+    assertFtsIntact(file);
     store.close();
+  });
+
+  it('stores no vectors for an index without a model (embed_model none)', (t) => {
+    const file = path.join(tempDir(t), 'index.sqlite');
+    const store = open(file, { model: NO_MODEL });
+    assert.equal(store.meta.dimension, 0);
+    store.replaceFile(record('a.md'), [chunk(0, 'keys', 0), chunk(1, 'locks', 0)], 5);
+    store.close();
+    assert.deepEqual(assertConsistent(file, 0), { files: 1, chunks: 2, vectors: 0 });
+    assertFtsIntact(file);
   });
 
   it('refuses an index built with another model, naming --rebuild', (t) => {
@@ -222,7 +252,34 @@ describe('IndexStore', () => {
   it('refuses an index of another format version, naming --rebuild', (t) => {
     const file = path.join(tempDir(t), 'index.sqlite');
     createThenAlter(file, (db) => db.pragma('user_version = 99'));
-    assert.throws(() => open(file), /format version 99, this version reads 1; run 'notegate-rag index --rebuild'/);
+    assert.throws(() => open(file), /format version 99, this version reads 2; run 'notegate-rag index --rebuild'/);
     open(file, { rebuild: true }).close();
+  });
+
+  it('refuses an index of format 1 (one trigram full-text table), and rebuilds it into the current format', (t) => {
+    const file = path.join(tempDir(t), 'index.sqlite');
+    const db = new Database(file);
+    db.exec(`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      CREATE TABLE files (id INTEGER PRIMARY KEY);
+      CREATE TABLE chunks (id INTEGER PRIMARY KEY, title TEXT, heading TEXT, body TEXT);
+      CREATE TABLE chunk_vectors (chunk_id INTEGER PRIMARY KEY, embedding BLOB);
+      CREATE VIRTUAL TABLE chunks_fts USING fts5 (title, heading, body, content = 'chunks', content_rowid = 'id', tokenize = 'trigram');
+      CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN
+        INSERT INTO chunks_fts (rowid, title, heading, body) VALUES (new.id, new.title, new.heading, new.body);
+      END;
+      PRAGMA user_version = 1;`);
+    db.close();
+    assert.throws(
+      () => open(file),
+      (err: unknown) =>
+        err instanceof RagError &&
+        err.code === 'ERR_INDEX_SCHEMA' &&
+        /format version 1, this version reads 2; run 'notegate-rag index --rebuild'/.test(err.message),
+    );
+    const rebuilt = open(file, { rebuild: true });
+    assert.equal(rebuilt.meta.schemaVersion, 2);
+    rebuilt.replaceFile(record('a.md'), [chunk(0, 'fresh')], 5);
+    rebuilt.close();
+    assertFtsIntact(file);
   });
 });

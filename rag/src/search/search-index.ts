@@ -1,0 +1,123 @@
+import { DEFAULT_MODEL_HUB_URL } from '../config/environment.js';
+import { hasVectors, type ModelSpec } from '../config/models.js';
+import { ensureModelFiles } from '../embed/download.js';
+import type { Embedder } from '../embed/embedder.js';
+import { ResidentModel, type ResidentModelState } from '../embed/resident-model.js';
+import { loadTransformersEmbedder } from '../embed/transformers-embedder.js';
+import { RagError } from '../errors/rag-error.js';
+import { SnapshotSource, type SnapshotSourceOptions } from '../snapshot/snapshot-source.js';
+import { needsQueryVector, type SearchOptions, type SearchResult, searchSnapshot } from './hybrid-search.js';
+
+export interface SearchIndexOptions {
+  readonly indexPath: string;
+  /** The config's model: the index must have been built with it. */
+  readonly model: ModelSpec;
+  readonly modelCacheDir: string;
+  /** Named in the message that lists missing model files (default: the public hub). */
+  readonly modelHubUrl?: URL;
+  /** Loads the query embedder; default: the model's files from the cache, never downloading. */
+  readonly loadEmbedder?: (model: ModelSpec, cacheDir: string) => Promise<Embedder>;
+  readonly onReload?: SnapshotSourceOptions['onReload'];
+  readonly clock?: () => number;
+  /** Pause between reloads of a busy index (tests: none). */
+  readonly reloadSpacing?: SnapshotSourceOptions['reloadSpacing'];
+  /**
+   * When the query model loads: from `start()` on (a server, so that the first
+   * search does not wait), or at the first search that embeds its query (one
+   * lexical search from the shell loads none). Default: at start.
+   */
+  readonly loadModel?: 'at-start' | 'when-needed';
+}
+
+/**
+ * An index opened for search, in-process (the library API and the search
+ * server share it): it follows the file while `notegate-rag index` updates it
+ * (docs/retrieval.md#snapshots) and keeps the query model resident. An index
+ * without vectors loads no model at all.
+ */
+export class SearchIndex {
+  readonly model: ModelSpec;
+  readonly snapshots: SnapshotSource;
+  private readonly embedder: ResidentModel | undefined;
+  private readonly loadModelAtStart: boolean;
+
+  constructor(options: SearchIndexOptions) {
+    const { model, modelCacheDir } = options;
+    this.model = model;
+    this.snapshots = new SnapshotSource({
+      indexPath: options.indexPath,
+      model,
+      clock: options.clock,
+      onReload: options.onReload,
+      reloadSpacing: options.reloadSpacing,
+    });
+    const hubUrl = options.modelHubUrl ?? new URL(DEFAULT_MODEL_HUB_URL);
+    const load = options.loadEmbedder ?? ((spec, dir) => loadFromCache(spec, dir, hubUrl));
+    this.embedder = hasVectors(model) ? new ResidentModel(() => load(model, modelCacheDir)) : undefined;
+    this.loadModelAtStart = (options.loadModel ?? 'at-start') === 'at-start';
+  }
+
+  /** Starts loading the model in the background (unless `loadModel` says when needed); resolves once the first snapshot has loaded or failed. */
+  async start(): Promise<void> {
+    if (this.loadModelAtStart) this.embedder?.start();
+    await this.snapshots.start();
+  }
+
+  /** The query model's state; an index without vectors needs none and is always ready. */
+  get modelState(): ResidentModelState {
+    return this.embedder?.state ?? { state: 'ready' };
+  }
+
+  /** Resolves once the model has loaded or failed. */
+  async modelSettled(): Promise<void> {
+    await this.embedder?.settled();
+  }
+
+  /**
+   * One search: the query is embedded first when the dense leg runs, then the
+   * current snapshot is searched without yielding. Throws RagError
+   * ERR_MODEL_UNAVAILABLE, ERR_INDEX_MISSING, ERR_INDEX_UNAVAILABLE or
+   * ERR_NO_VECTORS; a failure is never an empty result.
+   */
+  async search(options: SearchOptions): Promise<SearchResult> {
+    this.snapshots.check();
+    let queryVector: Float32Array | undefined;
+    if (needsQueryVector(options.mode)) {
+      if (!this.embedder)
+        throw new RagError('ERR_NO_VECTORS', `a ${options.mode} search needs vectors; this index has none`);
+      this.embedder.start();
+      queryVector = await this.embedder.embedQuery(options.query);
+    }
+    // From here to the result nothing awaits: the snapshot cannot be swapped under this search.
+    const state = this.snapshots.current;
+    if (state.kind !== 'ready') {
+      throw new RagError(
+        state.kind === 'missing' ? 'ERR_INDEX_MISSING' : 'ERR_INDEX_UNAVAILABLE',
+        state.kind === 'loading' ? 'the index is still loading' : state.reason,
+      );
+    }
+    return searchSnapshot(state.snapshot, queryVector, options);
+  }
+
+  async close(): Promise<void> {
+    await this.snapshots.close();
+    await this.embedder?.dispose();
+  }
+}
+
+/** Opens the index for search and waits for its first snapshot. */
+export async function openIndex(options: SearchIndexOptions): Promise<SearchIndex> {
+  const index = new SearchIndex(options);
+  await index.start();
+  return index;
+}
+
+/** `index` downloads and verifies the model; a search only says what is missing. */
+async function loadFromCache(model: ModelSpec, cacheDir: string, hubUrl: URL): Promise<Embedder> {
+  await ensureModelFiles(model, cacheDir, {
+    hubUrl,
+    fetch: () => Promise.reject(new Error('searching never downloads')),
+    enabled: false,
+  });
+  return loadTransformersEmbedder(model, cacheDir);
+}

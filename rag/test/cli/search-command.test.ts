@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { describe, it, type TestContext } from 'node:test';
+import { unwrapHelp } from '@notegate/kit/testing';
+import { cliPath, type Finished, runNode } from '../../test-support/child.js';
+import { MINILM, tempDir, type Workspace, workspace } from '../../test-support/fixtures.js';
+import { testModelCache } from '../../test-support/test-model/test-model.js';
+
+const NOTES = {
+  'ops/keys.md':
+    '# Keys\n\n## Rotation\n\nRotate the signing keys every ninety days.\n\n## Storage\n\nKeys live in the vault.\n',
+  'readme.md': '# Readme\n\nAlpha release notes for DEC-0054.\n',
+  'zh/db.md': '# 数据\n\n分布式数据库系统的设计与实现。\n',
+};
+
+function cli(t: TestContext, ws: Workspace, args: readonly string[], cache = testModelCache()): Promise<Finished> {
+  const env = { PATH: process.env.PATH, HOME: ws.home, NOTEGATE_MODEL_CACHE: cache };
+  return runNode(t, cliPath(), args, { env, cwd: ws.root });
+}
+
+async function indexed(t: TestContext, model: string): Promise<Workspace> {
+  const ws = workspace(t, { notes: NOTES, other: { 'x.md': '# X\n\nRotate nothing here.\n' } }, model);
+  const { code, stderr } = await cli(t, ws, ['index', '--quiet']);
+  assert.equal(code, 0, stderr);
+  return ws;
+}
+
+describe('notegate-rag search', () => {
+  it('lists every option with its default under --help', async (t) => {
+    const ws = workspace(t, { notes: NOTES });
+    const { code, stdout } = await cli(t, ws, ['search', '--help']);
+    assert.equal(code, 0);
+    const help = unwrapHelp(stdout);
+    assert.match(help, /^Usage: notegate-rag search QUERY \[options\]/);
+    for (const option of ['--config PATH', '--top N', '--mode MODE', '--vault ID', '--json'])
+      assert.ok(help.includes(option), option);
+    assert.match(
+      help,
+      /--mode MODE +hybrid, dense, lexical\. \(default: hybrid; lexical for an index without vectors \(embed_model none\)\)/,
+    );
+  });
+
+  it('searches a lexical-only index end to end: readable hits, JSON hits, vector modes refused', async (t) => {
+    const ws = await indexed(t, 'none');
+    const text = await cli(t, ws, ['search', 'rotate', 'the', 'keys', '--top', '2']);
+    assert.equal(text.code, 0, text.stderr);
+    assert.equal(
+      text.stdout,
+      '1. Keys  notes/ops/keys.md:5-9\n   Rotation\n   Rotate the signing keys every ninety days. ## Storage Keys live in the vault.\n',
+      'not a terminal: no colours',
+    );
+    const json = await cli(t, ws, ['search', 'DEC-0054', '--json', '--vault', 'notes']);
+    assert.equal(json.code, 0, json.stderr);
+    const { hits } = JSON.parse(json.stdout) as { hits: Record<string, unknown>[] };
+    assert.deepEqual(
+      hits.map((h) => [h.vault, h.path, h.line_start, h.dense_rank, h.lexical_rank]),
+      [['notes', 'readme.md', 3, null, 1]],
+    );
+    assert.equal((await cli(t, ws, ['search', 'zyxwvut'])).stdout, 'no matches\n');
+    const refused: [string[], RegExp][] = [
+      [
+        ['search', 'keys', '--mode', 'dense'],
+        /--mode dense: needs vectors, and this index has none \(embed_model none\); use --mode lexical/,
+      ],
+      [['search', 'keys', '--mode', 'fuzzy'], /--mode: 'fuzzy' is not one of hybrid, dense, lexical|--mode/],
+      [['search', 'keys', '--vault', 'nope'], /--vault: 'nope' is not in the config \(allowed: notes, other\)/],
+      [['search', 'keys', '--top', '0'], /--top/],
+      [['search'], /QUERY: give the search text/],
+    ];
+    for (const [args, message] of refused) {
+      const { code, stderr } = await cli(t, ws, args);
+      assert.equal(code, 2, args.join(' '));
+      assert.match(stderr, message);
+    }
+  });
+
+  it('searches an index with vectors: hybrid by default, lexical and dense on request', async (t) => {
+    const ws = await indexed(t, MINILM);
+    for (const mode of [[], ['--mode', 'lexical'], ['--mode', 'dense']]) {
+      const { code, stdout, stderr } = await cli(t, ws, ['search', 'signing keys', '--json', ...mode]);
+      assert.equal(code, 0, stderr);
+      const { hits } = JSON.parse(stdout) as { hits: Record<string, unknown>[] };
+      assert.ok(hits.length > 0, mode.join(' '));
+      if (mode[1] === 'lexical') assert.ok(hits.every((h) => h.dense_rank === null));
+      if (mode[1] === 'dense') assert.ok(hits.every((h) => h.lexical_rank === null));
+      if (mode.length === 0) assert.equal(hits.find((h) => h.lexical_rank === 1)?.path, 'ops/keys.md');
+    }
+    // A lexical search loads no model: it works with the model's files gone, a hybrid one says which are missing.
+    const emptyCache = tempDir(t);
+    const lexical = await cli(t, ws, ['search', 'signing keys', '--mode', 'lexical'], emptyCache);
+    assert.equal(lexical.code, 0, lexical.stderr);
+    assert.match(lexical.stdout, /^1\. Keys {2}notes\/ops\/keys\.md/);
+    const hybrid = await cli(t, ws, ['search', 'signing keys'], emptyCache);
+    assert.equal(hybrid.code, 1);
+    assert.match(hybrid.stderr, /is not in the model cache/);
+  });
+
+  it('says what to do when there is no index yet', async (t) => {
+    const ws = workspace(t, { notes: NOTES }, 'none');
+    const { code, stderr } = await cli(t, ws, ['search', 'keys']);
+    assert.equal(code, 1);
+    assert.match(stderr, /no index at .*index\.sqlite; run 'notegate-rag index'/);
+  });
+});
