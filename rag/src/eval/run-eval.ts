@@ -117,6 +117,8 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       loadEmbedder: options.loadEmbedder,
     });
     try {
+      // Query times are reported: they are a server's once its word index is ready (docs/retrieval.md#snapshots).
+      await index.wordIndexSettled();
       const modes: ModeReport[] = [];
       for (const mode of options.modes) {
         const samplesMs: number[] = [];
