@@ -1,6 +1,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { errorMessage } from '@notegate/kit';
 import { UsageError } from '@notegate/kit/cli';
+import { clip } from '../shared/clip.js';
 import type { Clock } from '../shared/clock.js';
 import { systemClock } from '../shared/clock.js';
 
@@ -75,9 +76,9 @@ export function formatAuditLine(event: AuditEvent, nowMs: number): string {
   return `${JSON.stringify(line)}\n`;
 }
 
-/** `unverified:<sub>` for decisions taken before the signature was checked. */
+/** `unverified:<sub>` for decisions taken before the signature was checked; the sub is the client's, so clipped. */
 export function unverifiedSpiffeId(sub: unknown): string | null {
-  return typeof sub === 'string' && sub.length > 0 ? `unverified:${sub}` : null;
+  return typeof sub === 'string' && sub.length > 0 ? `unverified:${clip(sub)}` : null;
 }
 
 export function stderrSink(): AuditSink {

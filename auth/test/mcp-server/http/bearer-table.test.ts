@@ -6,6 +6,8 @@ import { TEST_SUBJECT, type TestAccessTokenIssuer } from '../../support/access-t
 import {
   challengeParams,
   mcpHeaders,
+  modernHeaders,
+  modernToolCall,
   type NotesServerFixture,
   notification,
   startNotesServer,
@@ -184,42 +186,69 @@ const rows: Row[] = [
   },
 ];
 
-describe('bearer authentication at the MCP server (the bearer-checks table, over HTTP)', () => {
-  for (const row of rows) {
-    it(row.name, async (t) => {
-      const fixture = await startNotesServer(t);
-      const token = await row.token(fixture.issuer, fixture);
-      const headers = row.name.includes('non-Bearer')
-        ? mcpHeaders(undefined, { authorization: 'Basic dXNlcjpwdw==' })
-        : mcpHeaders(token);
-      const response = await fetch(fixture.endpoint, { method: 'POST', headers, body: read });
-      assert.equal(response.status, row.status);
-      const body = (await response.json()) as Record<string, unknown>;
-      const audit = fixture.lastAudit();
-      assert.equal(audit.component, 'mcp_server:test');
-      assert.equal(audit.tool, 'notes.search');
-      assert.equal(audit.decision, row.status === 200 ? 'allow' : 'deny');
-      assert.match(audit.reason, row.auditReason);
-      const expectedId = { verified: TEST_SUBJECT, unverified: `unverified:${TEST_SUBJECT}` };
-      assert.equal(audit.spiffe_id, row.spiffeId === null ? null : expectedId[row.spiffeId]);
-      if (row.status === 200) {
-        assert.equal(response.headers.get('www-authenticate'), null);
-        assert.ok('result' in body);
-        return;
-      }
-      const challenge = challengeParams(response.headers.get('www-authenticate'));
-      assert.equal(challenge.resource_metadata, `${fixture.base.origin}/.well-known/oauth-protected-resource/mcp`);
-      assert.equal(challenge.error, row.error);
-      assert.equal(challenge.scope, 'notes:read');
-      assert.equal(body.id, 7);
-      assert.deepEqual(Object.keys(body).sort(), ['error', 'id', 'jsonrpc']);
-      const error = body.error as { data: Record<string, unknown> };
-      assert.equal(error.data.error, row.error);
-      assert.equal(typeof error.data.error_description, 'string');
-      if (row.error) assert.equal(challenge.error_description, error.data.error_description);
-    });
-  }
-});
+/** The same call in both revisions: only 2026-07-28 names the method and tool in headers. */
+const revisions = [
+  {
+    revision: '2025-11-25',
+    headers: (token: string | undefined, extra: Record<string, string> = {}) => mcpHeaders(token, extra),
+    body: read,
+  },
+  {
+    revision: '2026-07-28',
+    headers: (token: string | undefined, extra: Record<string, string> = {}) =>
+      modernHeaders(token, 'tools/call', 'notes.search', extra),
+    body: modernToolCall('notes.search', { query: 'anything' }, 7),
+  },
+] as const;
+
+for (const { revision, headers: headersOf, body: requestBody } of revisions) {
+  const namedInHeaders = revision === '2026-07-28';
+  describe(`bearer authentication at the MCP server (the bearer-checks table, over HTTP, ${revision})`, () => {
+    for (const row of rows) {
+      it(row.name, async (t) => {
+        const fixture = await startNotesServer(t);
+        const token = await row.token(fixture.issuer, fixture);
+        const headers = row.name.includes('non-Bearer')
+          ? headersOf(undefined, { authorization: 'Basic dXNlcjpwdw==' })
+          : headersOf(token);
+        const response = await fetch(fixture.endpoint, { method: 'POST', headers, body: requestBody });
+        assert.equal(response.status, row.status);
+        const body = (await response.json()) as Record<string, unknown>;
+        const audit = fixture.lastAudit();
+        // A 401 is decided before the body is read: only headers can have named the tool.
+        const bodyRead = row.status !== 401;
+        assert.equal(audit.component, 'mcp_server:test');
+        assert.equal(audit.tool, bodyRead || namedInHeaders ? 'notes.search' : null);
+        assert.equal(audit.decision, row.status === 200 ? 'allow' : 'deny');
+        assert.match(audit.reason, row.auditReason);
+        const expectedId = { verified: TEST_SUBJECT, unverified: `unverified:${TEST_SUBJECT}` };
+        assert.equal(audit.spiffe_id, row.spiffeId === null ? null : expectedId[row.spiffeId]);
+        if (row.status === 200) {
+          assert.equal(response.headers.get('www-authenticate'), null);
+          assert.ok('result' in body);
+          return;
+        }
+        const challenge = challengeParams(response.headers.get('www-authenticate'));
+        assert.equal(challenge.resource_metadata, `${fixture.base.origin}/.well-known/oauth-protected-resource/mcp`);
+        assert.equal(challenge.error, row.error);
+        assert.equal(challenge.scope, bodyRead || namedInHeaders ? 'notes:read' : undefined);
+        if (bodyRead) {
+          assert.equal(body.id, 7);
+          assert.deepEqual(Object.keys(body).sort(), ['error', 'id', 'jsonrpc']);
+          const error = body.error as { data: Record<string, unknown> };
+          assert.equal(error.data.error, row.error);
+          assert.equal(challenge.error_description, error.data.error_description);
+          return;
+        }
+        // Unread, so not known to be JSON-RPC: the OAuth error body, and the connection closes.
+        assert.equal(response.headers.get('connection'), 'close');
+        assert.equal(body.error, row.error);
+        assert.equal(typeof body.error_description, 'string');
+        if (row.error) assert.equal(challenge.error_description, body.error_description);
+      });
+    }
+  });
+}
 
 describe('bearer challenge details', () => {
   it('answers a request that is not a JSON-RPC request with {error, error_description}', async (t) => {
