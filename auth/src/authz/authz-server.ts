@@ -1,9 +1,9 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { createServer } from 'node:http';
-import type { Handler, RouteTable } from '@notegate/kit/http';
+import type { Handler, RouteTable, ServerLimits } from '@notegate/kit/http';
 import {
   BodyTooLargeError,
   closeServer,
+  createBoundedServer,
   listen,
   matchRoute,
   readBody,
@@ -22,8 +22,6 @@ import type { TokenResponse } from './token-response.js';
 
 /** docs/protocol.md#token-request: a body over 64 KiB gets 413 invalid_request. */
 export const TOKEN_BODY_LIMIT_BYTES = 64 * 1024;
-/** Ours: a client that has not sent its whole request by then is cut off (slow-loris bound). */
-const REQUEST_TIMEOUT_MS = 30_000;
 
 export interface AuthzOptions extends Omit<TokenEndpointOptions, 'signingKey' | 'replayCache'> {
   readonly host: string;
@@ -32,6 +30,8 @@ export interface AuthzOptions extends Omit<TokenEndpointOptions, 'signingKey' | 
   readonly signingKey?: AccessTokenSigningKey;
   /** Injected by tests and benchmarks; by default the 10,000-entry cache of docs/protocol.md#replay-modes on the same clock. */
   readonly replayCache?: ReplayCache;
+  /** Connection cap and request bound (docs/security.md#security-properties); tests shorten the bound. */
+  readonly limits?: Partial<ServerLimits>;
 }
 
 export interface RunningAuthz {
@@ -47,7 +47,7 @@ export async function startAuthz(options: AuthzOptions): Promise<RunningAuthz> {
   const signingKey = options.signingKey ?? (await generateAccessTokenSigningKey());
   const replayCache = options.replayCache ?? new ReplayCache(options.clock ? { clock: options.clock } : {});
   const endpoint = new TokenEndpoint({ ...options, signingKey, replayCache });
-  const server = createAuthzServer(options.issuer, endpoint, signingKey);
+  const server = createAuthzServer(options.issuer, endpoint, signingKey, options.limits);
   const url = await listen(server, options.host, options.port);
   return { url, signingKey, replayCache, close: () => closeServer(server) };
 }
@@ -56,7 +56,12 @@ export async function startAuthz(options: AuthzOptions): Promise<RunningAuthz> {
  * HTTP composition: three routes, everything else 404, a wrong method 405 with Allow. The metadata
  * and key set never change while the process runs, so they are built once.
  */
-function createAuthzServer(issuer: string, endpoint: TokenEndpoint, signingKey: AccessTokenSigningKey): Server {
+function createAuthzServer(
+  issuer: string,
+  endpoint: TokenEndpoint,
+  signingKey: AccessTokenSigningKey,
+  limits: Partial<ServerLimits> | undefined,
+): Server {
   const metadata = authorizationServerMetadata(issuer);
   const jwks = jwksDocument(signingKey);
   const routes: RouteTable = new Map<string, Readonly<Record<string, Handler>>>([
@@ -65,7 +70,7 @@ function createAuthzServer(issuer: string, endpoint: TokenEndpoint, signingKey: 
     [JWKS_PATH, { GET: (_req, res) => sendJson(res, 200, jwks) }],
     [TOKEN_PATH, { POST: (req, res) => handleTokenRequest(endpoint, req, res) }],
   ]);
-  const server = createServer((req, res) => {
+  const handler: Handler = (req, res) => {
     const route = matchRoute(routes, req.method, req.url);
     if (route.kind === 'not_found') {
       sendJson(res, 404, { error: 'not_found', error_description: 'There is no such endpoint.' });
@@ -81,10 +86,15 @@ function createAuthzServer(issuer: string, endpoint: TokenEndpoint, signingKey: 
     } else {
       Promise.resolve(route.handler(req, res)).catch(() => answerUnexpected(res));
     }
-  });
-  server.requestTimeout = REQUEST_TIMEOUT_MS;
-  return server;
+  };
+  return createBoundedServer(handler, { limits, busyBody: BUSY_BODY });
 }
+
+/** Over the connection cap: the token service's own 503 (docs/protocol.md#limits). */
+const BUSY_BODY = {
+  error: 'temporarily_unavailable',
+  error_description: 'The token service is temporarily unavailable; retry later.',
+};
 
 async function handleTokenRequest(endpoint: TokenEndpoint, req: IncomingMessage, res: ServerResponse): Promise<void> {
   let body: Buffer;

@@ -10,6 +10,7 @@ import {
   UsageError,
   untilShutdown,
 } from '@notegate/kit/cli';
+import { parseServerLimits, serverLimitOptions } from '@notegate/kit/server-options';
 import { openAuditLog } from '../audit/audit-log.js';
 import { startAuthz } from '../authz/authz-server.js';
 import { REPLAY_MODES } from '../authz/check-replay.js';
@@ -76,6 +77,7 @@ const options = {
     defaultText: 'stderr',
     description: 'File the audit lines are appended to.',
   },
+  ...serverLimitOptions,
 } as const;
 
 export function authzCommand(io: CommandIo = processIo): Command<typeof options> {
@@ -88,7 +90,7 @@ export function authzCommand(io: CommandIo = processIo): Command<typeof options>
       '/token. Until the first JWT bundle arrives from the Workload API, token requests get 503.',
     options,
     async run({ options: values }) {
-      const { issuer, host, port, maxSvidLifetimeS, replayMode } = parseFlags(values);
+      const { issuer, host, port, maxSvidLifetimeS, replayMode, limits } = parseFlags(values);
       const policy = await loadPolicyFile(values.policy);
       const log = (message: string) => io.stderr(`authz: ${message}\n`);
       const { audit, close: closeAudit } = openAuditLog(values['audit-log']);
@@ -106,7 +108,7 @@ export function authzCommand(io: CommandIo = processIo): Command<typeof options>
         await bundles.close();
         closeAudit();
       };
-      const options = { issuer, policy, bundles, replayMode, maxSvidLifetimeS, audit, host, port };
+      const options = { issuer, policy, bundles, replayMode, maxSvidLifetimeS, audit, host, port, limits };
       const authz = await startAuthz(options).catch(async (err: unknown) => {
         await closeSources();
         throw new UsageError(`cannot listen on ${host}:${port}: ${errorMessage(err)}`);
@@ -132,6 +134,7 @@ function parseFlags(values: Values) {
     ...listenAddressOf(parseIssuer(values.issuer), values.host, values.port),
     maxSvidLifetimeS: parseInteger('--max-svid-lifetime', values['max-svid-lifetime'], 1, MAX_SVID_LIFETIME_LIMIT_S),
     replayMode: parseChoice('--svid-replay', values['svid-replay'], REPLAY_MODES),
+    limits: parseServerLimits(values),
   };
 }
 

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { Command, CommandLine } from '@notegate/kit/cli';
 import { EXIT, listenAddressOf, parseHttpUrl, UsageError, untilShutdown } from '@notegate/kit/cli';
 import { closeServer, listen } from '@notegate/kit/http';
+import { parseServerLimits, serverLimitOptions } from '@notegate/kit/server-options';
 import { openAuditLog } from '../audit/audit-log.js';
 import { createNotesServer } from '../mcp-server/notes-server.js';
 
@@ -49,6 +50,7 @@ const options = {
     defaultText: 'stderr',
     description: 'Append one JSON audit line per decision to FILE.',
   },
+  ...serverLimitOptions,
 } as const;
 
 type NotesServerOptions = typeof options;
@@ -64,7 +66,7 @@ export const notesServerCommand: Command<NotesServerOptions> = {
     '/.well-known/oauth-protected-resource<resource path>. Prints "listening on <endpoint URL>" once ready.',
   options,
   run: async (line: CommandLine<NotesServerOptions>) => {
-    const { name, resource, issuer, jwksUri, notesDir, host, port, auditPath } = readOptions(line);
+    const { name, resource, issuer, jwksUri, notesDir, host, port, auditPath, limits } = readOptions(line);
     const { audit, close: closeAudit } = openAuditLog(auditPath);
     const notes = await createNotesServer({
       name,
@@ -73,6 +75,7 @@ export const notesServerCommand: Command<NotesServerOptions> = {
       jwksUri,
       notesDir,
       audit,
+      limits,
       onFault: (tool, err) => process.stderr.write(`notes-server: tool ${tool} failed: ${String(err)}\n`),
     });
     const base = await listen(notes.server, host, port).catch((err: NodeJS.ErrnoException) => {
@@ -104,5 +107,6 @@ function readOptions(line: CommandLine<NotesServerOptions>) {
     notesDir: resolve(o['notes-dir'] ?? `.notegate/notes/${o.name}`),
     ...listenAddressOf(resource, o.host, o.port),
     auditPath: o['audit-log'],
+    limits: parseServerLimits(o),
   };
 }

@@ -47,6 +47,7 @@ describe('notegate authz', () => {
       /--max-svid-lifetime SECONDS .*\(default: 300\)/,
       /--svid-replay reject\|allow-reuse-within-lifetime .*\(default: reject\)/,
       /--audit-log FILE .*\(default: stderr\)/,
+      /--max-connections N .*beyond them gets 503\. \(default: 512\)/,
       /--help/,
     ]) {
       assert.match(unwrapHelp(stdout), line);

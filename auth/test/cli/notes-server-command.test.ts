@@ -31,6 +31,7 @@ describe('notegate notes-server', () => {
       '--host HOST',
       '--port PORT',
       '--audit-log FILE',
+      '--max-connections N',
     ]);
     assert.match(result.stdout, /^ {2}--help /m);
     assert.match(unwrapHelp(result.stdout), /--name NAME .*\(default: notes\)/);
@@ -58,6 +59,11 @@ describe('notegate notes-server', () => {
     ['a resource with a fragment', [...REQUIRED, '--resource', 'http://a/mcp#f'], /--resource: .*fragment/],
     ['a malformed issuer', [...REQUIRED, '--issuer', 'not a url'], /--issuer: 'not a url' is not an absolute URL/],
     ['a bad port', [...REQUIRED, '--port', '70000'], /--port: 70000 is out of range \(allowed: 0 to 65535\)/],
+    [
+      'a connection cap of 0',
+      [...REQUIRED, '--max-connections', '0'],
+      /--max-connections: 0 is out of range \(allowed: 1 to 65536\)/,
+    ],
     ['a bad name', [...REQUIRED, '--name', 'has space'], /--name: 'has space' is not allowed/],
     ['an unknown option', [...REQUIRED, '--verbose'], /unknown option --verbose/],
     ['an unwritable audit log', [...REQUIRED, '--audit-log', '/proc/nope/audit.log'], /--audit-log: cannot open/],

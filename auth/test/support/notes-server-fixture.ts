@@ -32,7 +32,9 @@ export interface NotesServerFixture {
   lastAudit(): AuditEntry;
 }
 
-export type FixtureOptions = Partial<Pick<NotesServerConfig, 'cacheVerifiedTokens' | 'tools' | 'onFault' | 'fetch'>> & {
+export type FixtureOptions = Partial<
+  Pick<NotesServerConfig, 'cacheVerifiedTokens' | 'tools' | 'onFault' | 'fetch' | 'limits'>
+> & {
   /** Use the real clock (SDK clients and tokens then agree with wall time). */
   readonly realClock?: boolean;
   readonly notesDir?: string;

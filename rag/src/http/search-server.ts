@@ -1,10 +1,13 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import {
   BodyTooLargeError,
+  createBoundedServer,
   type Handler,
   matchRoute,
+  pathOf,
   type RouteTable,
   readBody,
+  type ServerLimits,
   sendJson,
   sendJsonAndClose,
 } from '@notegate/kit/http';
@@ -16,6 +19,7 @@ import { ApiError } from './api-errors.js';
 import { healthBody } from './health.js';
 import { allowedHostnames, screenRequest } from './request-screen.js';
 import { parseSearchRequest } from './search-request.js';
+import { TurnQueue } from './turn-queue.js';
 
 /** docs/retrieval.md#post-search: request bodies over 64 KiB get 413. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -24,6 +28,7 @@ export interface SearchServerDeps {
   readonly model: ResidentModel;
   readonly modelId: string;
   readonly snapshots: SnapshotSource;
+  /** The index path as /health reports it (docs/retrieval.md#get-health): relative unless asked otherwise. */
   readonly indexPath: string;
   /** Vault ids of the config: the only ones a request may name, and the default search scope. */
   readonly vaults: readonly string[];
@@ -33,23 +38,28 @@ export interface SearchServerDeps {
   readonly log: (line: string) => void;
   /** The version /health reports (the package's). */
   readonly version: string;
+  /** Connection cap and request bound (docs/security.md#security-properties); tests shorten the bound. */
+  readonly limits?: Partial<ServerLimits>;
 }
 
 /** The composition root of `notegate-rag serve`: routes, screening, and error translation. */
 export function createSearchServer(deps: SearchServerDeps): Server {
   const hostnames = allowedHostnames(deps.bindHost);
+  const turns = new TurnQueue();
   const routes: RouteTable = new Map<string, Record<string, Handler>>([
     ['/health', { GET: (_req, res) => health(res, deps) }],
-    ['/search', { POST: (req, res) => search(req, res, deps) }],
+    ['/search', { POST: (req, res) => search(req, res, deps, turns) }],
   ]);
-  return createServer((req, res) => {
+  const handler: Handler = (req, res) => {
     void handle(req, res).catch((err: unknown) => {
       if (err instanceof BodyTooLargeError) return sendJsonAndClose(res, 413, new ApiError('body_too_large').body);
       const failure = err instanceof ApiError ? err : new ApiError('search_failed');
-      if (failure.status >= 500) deps.log(`${req.method} ${req.url}: ${describe(err)}`);
+      // The path, not the URL: the query string is the client's and is never logged.
+      if (failure.status >= 500) deps.log(`${req.method} ${pathOf(req.url)}: ${describe(err)}`);
       if (!res.headersSent) sendJson(res, failure.status, failure.body);
     });
-  });
+  };
+  return createBoundedServer(handler, { limits: deps.limits, busyBody: new ApiError('server_busy').body });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const refused = screenRequest({ host: req.headers.host, origin: req.headers.origin }, hostnames);
@@ -79,7 +89,7 @@ function health(res: ServerResponse, deps: SearchServerDeps): void {
   sendJson(res, status, body, { 'Cache-Control': 'no-store' });
 }
 
-async function search(req: IncomingMessage, res: ServerResponse, deps: SearchServerDeps): Promise<void> {
+async function search(req: IncomingMessage, res: ServerResponse, deps: SearchServerDeps, turns: TurnQueue) {
   const raw = await readBody(req, BODY_LIMIT_BYTES);
   const request = parseSearchRequest(parseJson(raw), deps.vaults);
   deps.snapshots.check();
@@ -90,20 +100,22 @@ async function search(req: IncomingMessage, res: ServerResponse, deps: SearchSer
     deps.log(`model: ${describe(err)}`);
     throw new ApiError('model_unavailable');
   }
-  // From here to the response nothing awaits: the snapshot cannot be swapped under this request.
-  const state = deps.snapshots.current;
-  if (state.kind !== 'ready') {
-    deps.log(`search refused: index ${state.kind}${'reason' in state ? `: ${state.reason}` : ''}`);
-    throw new ApiError('index_unavailable');
-  }
-  const result = searchSnapshot(state.snapshot, queryVector, {
-    query: request.query,
-    top: request.top,
-    vaults: request.vaults ?? deps.vaults,
-    namespaces: request.namespaces,
-    hybrid: request.hybrid,
-    mmr: request.mmr,
-    mmrLambda: request.mmrLambda,
+  // One search per event-loop turn; inside the job nothing awaits, so the snapshot cannot be swapped under it.
+  const result = await turns.run(() => {
+    const state = deps.snapshots.current;
+    if (state.kind !== 'ready') {
+      deps.log(`search refused: index ${state.kind}${'reason' in state ? `: ${state.reason}` : ''}`);
+      throw new ApiError('index_unavailable');
+    }
+    return searchSnapshot(state.snapshot, queryVector, {
+      query: request.query,
+      top: request.top,
+      vaults: request.vaults ?? deps.vaults,
+      namespaces: request.namespaces,
+      hybrid: request.hybrid,
+      mmr: request.mmr,
+      mmrLambda: request.mmrLambda,
+    });
   });
   sendJson(res, 200, { hits: result.hits.map(hitJson) }, { 'X-Notegate-Lexical': result.lexicalPath });
 }
