@@ -14,6 +14,13 @@ export interface SearchRequest {
 /** docs/retrieval.md#post-search: top is an integer 1 to 50, default 8. */
 export const TOP_MIN = 1;
 export const TOP_MAX = 50;
+/**
+ * docs/retrieval.md#query-limits: a query is at most 1,000 characters and 64 terms (words between
+ * spaces). Every step of a search grows with the query (tokenizing, the lexical leg's phrase and
+ * terms), and the steps run on the event loop, so an unbounded query would stall every other request.
+ */
+export const QUERY_MAX_CHARACTERS = 1_000;
+export const QUERY_MAX_TERMS = 64;
 /** Defaults and their reasons: docs/retrieval.md#post-search. */
 export const SEARCH_DEFAULTS = { top: 8, hybrid: true, mmr: false, mmrLambda: 0.7 } as const;
 
@@ -58,6 +65,13 @@ export function parseSearchRequest(body: unknown, knownVaults: readonly string[]
 function parseQuery(value: unknown): string {
   if (typeof value !== 'string' || value.trim() === '') {
     throw new ApiError('invalid_field', 'query: must be a non-empty string');
+  }
+  // Code points, not UTF-16 units: a character outside the BMP counts once. The body is at most 64 KiB.
+  if ([...value].length > QUERY_MAX_CHARACTERS) {
+    throw new ApiError('invalid_field', `query: must be at most ${QUERY_MAX_CHARACTERS} characters`);
+  }
+  if (value.trim().split(/\s+/u).length > QUERY_MAX_TERMS) {
+    throw new ApiError('invalid_field', `query: must be at most ${QUERY_MAX_TERMS} terms (words between spaces)`);
   }
   return value;
 }
