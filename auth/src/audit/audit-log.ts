@@ -1,9 +1,9 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, writeSync } from 'node:fs';
 import { errorMessage } from '@notegate/kit';
-import { UsageError } from '@notegate/kit/cli';
 import { clip } from '../shared/clip.js';
 import type { Clock } from '../shared/clock.js';
 import { systemClock } from '../shared/clock.js';
+import { openAuditFile } from './audit-file.js';
 
 export type Decision = 'allow' | 'deny';
 
@@ -88,18 +88,11 @@ export function stderrSink(): AuditSink {
 }
 
 /**
- * Appends to `path` (O_APPEND), one write(2) per line so concurrent writers
- * never interleave. Opened eagerly so a bad path is a start-up error.
+ * Appends to `path` (O_APPEND), one write(2) per line so concurrent writers never interleave. Opened
+ * eagerly, owner-only and never through a symbolic link (openAuditFile), so a bad path is a start-up error.
  */
 export function fileSink(path: string): { sink: AuditSink; close: () => void } {
-  let fd: number;
-  try {
-    fd = openSync(path, 'a', 0o600);
-  } catch (err) {
-    throw new UsageError(
-      `--audit-log: cannot open ${path} for appending (${(err as NodeJS.ErrnoException).code ?? err})`,
-    );
-  }
+  const fd = openAuditFile(path);
   return {
     sink: (line) => {
       writeSync(fd, line);
