@@ -9,8 +9,9 @@ const AUDIT_FILE_MODE = 0o600;
  * component must not be a symbolic link (O_NOFOLLOW: a link planted there cannot send the lines, or a
  * newly created file, somewhere else), the file must be a regular file of this user that nobody else
  * may write (someone who can could add or rewrite lines), and it is made 0600 on the open descriptor,
- * so a file that was readable by others is tightened without a window. O_NONBLOCK only keeps a FIFO
- * from blocking the open; it is refused next. Every refusal is a start-up error naming the file.
+ * so a file that was readable by others is tightened without a window. A character device (/dev/null
+ * to discard the lines) is taken as it is. O_NONBLOCK only keeps a FIFO from blocking the open; it is
+ * refused next. Every refusal is a start-up error naming the file.
  */
 export function openAuditFile(path: string): number {
   const flags =
@@ -25,7 +26,9 @@ export function openAuditFile(path: string): number {
   }
   try {
     const info = fstatSync(fd);
-    if (!info.isFile()) throw refuse(path, 'is not a regular file');
+    // A device such as /dev/null holds no lines to protect, and is never re-moded.
+    if (info.isCharacterDevice()) return fd;
+    if (!info.isFile()) throw refuse(path, 'is neither a regular file nor a character device');
     const uid = process.getuid?.();
     if (uid !== undefined && info.uid !== uid) throw refuse(path, `is owned by uid ${info.uid}, not by this user`);
     if ((info.mode & 0o022) !== 0) {

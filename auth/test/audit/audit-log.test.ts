@@ -137,6 +137,12 @@ describe('the --audit-log file', () => {
     });
   }
 
+  it('writes to a character device as it is, never changing its mode', () => {
+    const before = statSync('/dev/null').mode;
+    record(fileSink('/dev/null'));
+    assert.equal(statSync('/dev/null').mode, before);
+  });
+
   it('refuses what is not a regular file: a directory, a FIFO', (t) => {
     const dir = workspace(t);
     assert.throws(() => fileSink(dir), /cannot open .* for appending \(EISDIR\)/);
