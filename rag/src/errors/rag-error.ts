@@ -13,7 +13,9 @@ export type RagErrorCode =
   /** The index file has a schema this version cannot use (needs `--rebuild`). */
   | 'ERR_INDEX_SCHEMA'
   /** There is no index file yet (run `index`). */
-  | 'ERR_INDEX_MISSING';
+  | 'ERR_INDEX_MISSING'
+  /** The index file cannot be made owner-only (it belongs to another user, or its directory cannot be created). */
+  | 'ERR_INDEX_PERMISSIONS';
 
 export class RagError extends Error {
   constructor(
