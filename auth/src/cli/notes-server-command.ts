@@ -1,10 +1,14 @@
 import { resolve } from 'node:path';
 import type { Command, CommandLine } from '@notegate/kit/cli';
-import { EXIT, listenAddressOf, parseHttpUrl, UsageError, untilShutdown } from '@notegate/kit/cli';
+import { EXIT, listenAddressOf, parseHttpUrl, parseInteger, UsageError, untilShutdown } from '@notegate/kit/cli';
 import { closeServer, listen } from '@notegate/kit/http';
 import { parseServerLimits, serverLimitOptions } from '@notegate/kit/server-options';
 import { openAuditLog } from '../audit/audit-log.js';
+import { DEFAULT_MAX_TOKEN_LIFETIME_S } from '../mcp-server/bearer/claim-checks.js';
 import { createNotesServer } from '../mcp-server/notes-server.js';
+
+/** Ours: a day, the bound of authz's --max-svid-lifetime. */
+const MAX_TOKEN_LIFETIME_LIMIT_S = 86_400;
 
 const options = {
   name: {
@@ -50,6 +54,12 @@ const options = {
     defaultText: 'stderr',
     description: 'Append one JSON audit line per decision to FILE.',
   },
+  'max-token-lifetime': {
+    type: 'string',
+    valueName: 'SECONDS',
+    default: String(DEFAULT_MAX_TOKEN_LIFETIME_S),
+    description: `Refuse access tokens whose exp - iat is longer, 1 to ${MAX_TOKEN_LIFETIME_LIMIT_S}.`,
+  },
   ...serverLimitOptions,
 } as const;
 
@@ -66,7 +76,8 @@ export const notesServerCommand: Command<NotesServerOptions> = {
     '/.well-known/oauth-protected-resource<resource path>. Prints "listening on <endpoint URL>" once ready.',
   options,
   run: async (line: CommandLine<NotesServerOptions>) => {
-    const { name, resource, issuer, jwksUri, notesDir, host, port, auditPath, limits } = readOptions(line);
+    const { name, resource, issuer, jwksUri, notesDir, host, port, auditPath, limits, maxTokenLifetimeS } =
+      readOptions(line);
     const { audit, close: closeAudit } = openAuditLog(auditPath);
     const notes = await createNotesServer({
       name,
@@ -76,6 +87,7 @@ export const notesServerCommand: Command<NotesServerOptions> = {
       notesDir,
       audit,
       limits,
+      maxTokenLifetimeS,
       onFault: (tool, err) => process.stderr.write(`notes-server: tool ${tool} failed: ${String(err)}\n`),
     });
     const base = await listen(notes.server, host, port).catch((err: NodeJS.ErrnoException) => {
@@ -108,5 +120,6 @@ function readOptions(line: CommandLine<NotesServerOptions>) {
     ...listenAddressOf(resource, o.host, o.port),
     auditPath: o['audit-log'],
     limits: parseServerLimits(o),
+    maxTokenLifetimeS: parseInteger('--max-token-lifetime', o['max-token-lifetime'], 1, MAX_TOKEN_LIFETIME_LIMIT_S),
   };
 }

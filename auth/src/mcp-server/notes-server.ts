@@ -10,6 +10,7 @@ import {
 } from '@notegate/kit/http';
 import type { AuditLog } from '../audit/audit-log.js';
 import { type Clock, systemClock } from '../shared/clock.js';
+import { DEFAULT_MAX_TOKEN_LIFETIME_S } from './bearer/claim-checks.js';
 import { VerifiedTokenCache } from './bearer/verified-token-cache.js';
 import { createAccessTokenVerifier } from './bearer/verify-access-token.js';
 import { DecisionAudit } from './http/decision-audit.js';
@@ -47,6 +48,8 @@ export interface NotesServerConfig {
   readonly onFault?: (tool: string, err: unknown) => void;
   /** Connection cap and request bound (docs/security.md#security-properties); tests shorten the bound. */
   readonly limits?: Partial<ServerLimits>;
+  /** Largest exp - iat of an accepted access token (default DEFAULT_MAX_TOKEN_LIFETIME_S). */
+  readonly maxTokenLifetimeS?: number;
 }
 
 export interface NotesServer {
@@ -79,6 +82,7 @@ export async function createNotesServer(config: NotesServerConfig): Promise<Note
     resource: identity.resource,
     keys,
     clock,
+    maxLifetimeS: config.maxTokenLifetimeS ?? DEFAULT_MAX_TOKEN_LIFETIME_S,
     ...(tokenCache && { cache: tokenCache }),
   });
   const dispatcher = new SdkDispatcher({ name: `notegate-notes-${config.name}`, version: NOTES_SERVER_VERSION });

@@ -33,7 +33,7 @@ export interface NotesServerFixture {
 }
 
 export type FixtureOptions = Partial<
-  Pick<NotesServerConfig, 'cacheVerifiedTokens' | 'tools' | 'onFault' | 'fetch' | 'limits'>
+  Pick<NotesServerConfig, 'cacheVerifiedTokens' | 'tools' | 'onFault' | 'fetch' | 'limits' | 'maxTokenLifetimeS'>
 > & {
   /** Use the real clock (SDK clients and tokens then agree with wall time). */
   readonly realClock?: boolean;

@@ -170,6 +170,32 @@ const rows: Row[] = [
     spiffeId: 'verified',
   },
   {
+    name: 'a token living longer than --max-token-lifetime (900 s) is refused',
+    token: (issuer, fixture) => issuer.sign({ claims: { iat: fixture.clock.nowS, exp: fixture.clock.nowS + 901 } }),
+    status: 401,
+    error: 'invalid_token',
+    auditReason:
+      /^invalid_token: The access token lifetime exceeds the allowed maximum \(exp - iat is 901 s, more than 900 s\)$/,
+    spiffeId: 'verified',
+  },
+  {
+    name: 'a token issued more than 30 s in the future is refused',
+    token: (issuer, fixture) =>
+      issuer.sign({ claims: { iat: fixture.clock.nowS + 31, exp: fixture.clock.nowS + 331 } }),
+    status: 401,
+    error: 'invalid_token',
+    auditReason: /^invalid_token: The access token is not yet valid \(iat \d+ is after now \d+ \+ 30 s\)$/,
+    spiffeId: 'verified',
+  },
+  {
+    name: 'a token issued 30 s in the future and living 900 s is accepted (both bounds inclusive)',
+    token: (issuer, fixture) =>
+      issuer.sign({ claims: { iat: fixture.clock.nowS + 30, exp: fixture.clock.nowS + 930 } }),
+    status: 200,
+    auditReason: /^allowed: access granted/,
+    spiffeId: 'verified',
+  },
+  {
     name: 'a token without the tool scope gets 403 insufficient_scope naming the scope',
     token: (issuer) => issuer.sign({ claims: { scope: 'notes:write' } }),
     status: 403,
@@ -262,6 +288,14 @@ describe('bearer challenge details', () => {
       error: 'invalid_token',
       error_description: 'The access token type is not at+jwt',
     });
+  });
+
+  it('takes the lifetime bound from its configuration (--max-token-lifetime)', async (t) => {
+    const fixture = await startNotesServer(t, { maxTokenLifetimeS: 300 });
+    const { nowS } = fixture.clock;
+    assert.equal((await post(fixture, await fixture.issuer.sign({ claims: { exp: nowS + 300 } }), read)).status, 200);
+    assert.equal((await post(fixture, await fixture.issuer.sign({ claims: { exp: nowS + 301 } }), read)).status, 401);
+    assert.match(fixture.lastAudit().reason, /more than 300 s/);
   });
 
   it('never fetches keys from a URL the token names (jku, x5u) and refuses the token', async (t) => {
