@@ -66,14 +66,21 @@ function parseQuery(value: unknown): string {
   if (typeof value !== 'string' || value.trim() === '') {
     throw new ApiError('invalid_field', 'query: must be a non-empty string');
   }
-  // Code points, not UTF-16 units: a character outside the BMP counts once. The body is at most 64 KiB.
-  if ([...value].length > QUERY_MAX_CHARACTERS) {
+  if (exceedsCodePoints(value, QUERY_MAX_CHARACTERS)) {
     throw new ApiError('invalid_field', `query: must be at most ${QUERY_MAX_CHARACTERS} characters`);
   }
   if (value.trim().split(/\s+/u).length > QUERY_MAX_TERMS) {
     throw new ApiError('invalid_field', `query: must be at most ${QUERY_MAX_TERMS} terms (words between spaces)`);
   }
   return value;
+}
+
+/** Code points, not UTF-16 units (a character outside the BMP counts once), counted only as far as needed. */
+function exceedsCodePoints(text: string, max: number): boolean {
+  if (text.length <= max) return false;
+  let count = 0;
+  for (const _ of text) if (++count > max) return true;
+  return false;
 }
 
 function parseTop(value: unknown): number {
