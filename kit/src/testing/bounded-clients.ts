@@ -32,6 +32,11 @@ async function drip(base: URL, head: string, piece: string): Promise<RawReply> {
   }
 }
 
+/** A client that connects and never sends a byte; resolves once the server has closed the connection. */
+export async function sendNothing(base: URL): Promise<RawReply> {
+  return replyOf(await rawConnection(base));
+}
+
 /** Opens a connection and keeps it idle; the returned socket is the caller's to destroy. */
 export async function holdConnection(base: URL): Promise<Socket> {
   return rawConnection(base);

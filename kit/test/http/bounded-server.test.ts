@@ -12,6 +12,7 @@ import {
 } from '../../src/http/bounded-server.js';
 import { closeServer, listen } from '../../src/http/listen.js';
 import { sendJson } from '../../src/http/respond.js';
+import { dripBody, dripHeaders, type RawReply, sendNothing } from '../../src/testing/bounded-clients.js';
 
 describe('httpTimeouts', () => {
   it('cuts a client of the default 30 s bound within 31 s: every timeout 30 s, checked every second', () => {
@@ -62,18 +63,15 @@ async function boundedServer(t: TestContext, limits: { maxConnections?: number; 
 }
 
 describe('createBoundedServer', () => {
-  const slowClients: [string, (socket: Socket) => void][] = [
-    ['sends nothing', () => undefined],
-    ['drips its headers', (socket) => drip(socket, 'POST / HTTP/1.1\r\nHost: x\r\n', 'X-Drip: 1\r\n')],
-    ['drips its body', (socket) => drip(socket, 'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n', 'a')],
+  const slowClients: [string, (base: URL) => Promise<RawReply>][] = [
+    ['sends nothing', sendNothing],
+    ['drips its headers', (base) => dripHeaders(base, '/')],
+    ['drips its body', (base) => dripBody(base, '/')],
   ];
-  for (const [what, behave] of slowClients) {
+  for (const [what, client] of slowClients) {
     it(`cuts a client that ${what} once the request bound passes (408)`, async (t) => {
       const { base } = await boundedServer(t, { requestTimeoutMs: 300 });
-      const client = rawClient(t, base);
-      behave(client.socket);
-      await client.closed;
-      assert.match(client.received(), /^HTTP\/1\.1 408 /);
+      assert.equal((await client(base)).statusLine, 'HTTP/1.1 408 Request Timeout');
     });
   }
 
@@ -128,12 +126,6 @@ describe('createBoundedServer', () => {
     assert.equal(DEFAULT_MAX_CONNECTIONS, 512);
   });
 });
-
-function drip(socket: Socket, head: string, piece: string): void {
-  socket.write(head);
-  const timer = setInterval(() => socket.write(piece), 20);
-  socket.once('close', () => clearInterval(timer));
-}
 
 async function until(condition: () => boolean | Promise<boolean>): Promise<void> {
   for (let attempt = 0; attempt < 500; attempt++) {
