@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import { readdirSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { describe, it } from 'node:test';
@@ -10,6 +11,7 @@ import {
   challengeParams,
   mcpHeaders,
   modernHeaders,
+  modernToolCall,
   type NotesServerFixture,
   startNotesServer,
   toolCall,
@@ -89,6 +91,20 @@ describe('an unauthenticated request costs no body read', () => {
     const unknown = await unfinishedPost(fixture, modernHeaders(undefined, 'tools/call', long), NESTED);
     assert.equal(challengeParams(unknown.headers['www-authenticate'] ?? null).scope, undefined);
     assert.equal(fixture.lastAudit().tool, `${'n'.repeat(128)}…`);
+  });
+
+  it('decides the scope on the body once authenticated: headers naming a granted tool do not lend their scope', async (t) => {
+    const fixture = await startNotesServer(t);
+    const reader = await fixture.issuer.sign({ claims: { scope: 'notes:read' } });
+    const response = await fetch(fixture.endpoint, {
+      method: 'POST',
+      headers: modernHeaders(reader, 'tools/call', 'notes.search'),
+      body: modernToolCall('notes.write', { title: 't', body: 'b' }, 4),
+    });
+    assert.equal(response.status, 403);
+    assert.equal(challengeParams(response.headers.get('www-authenticate')).scope, 'notes:write');
+    assert.equal(fixture.lastAudit().tool, 'notes.write');
+    assert.deepEqual(readdirSync(fixture.notesDir), [], 'nothing written');
   });
 
   it('keeps serving an authenticated client while 8 clients without a token send 1 MiB nested bodies', async (t) => {
