@@ -9,10 +9,10 @@ const LAYERS = {
   kit: [['records', 'error-message', 'node-floor'], ['cli', 'http'], ['server-options'], ['testing']],
   auth: [
     ['errors', 'shared'],
-    ['spiffe', 'oauth', 'audit'],
+    ['spiffe', 'oauth', 'audit', 'metrics'],
     ['policy'],
     ['authz', 'mcp-server', 'agent', 'identity-provider'],
-    ['stdio-wrapper'],
+    ['stdio-wrapper', 'proxy'],
     ['demo'],
     ['cli'],
   ],

@@ -1,6 +1,7 @@
 // Load generator: pre-mints one unique client assertion per request (so reject-mode replay caches
 // never see a replay), then drives POST /token with autocannon's programmatic API.
-// Usage: node load.mjs <fixtures-dir> <authz|oidc> <url> <warmup> <amount> <connections> [overallRate]
+// Usage: node load.mjs <fixtures-dir> <authz|oidc> <url> <warmup> <amount> <connections> [overallRate|-] [durationS]
+// With durationS the run lasts that long (at most `amount` requests: mint enough for the rate).
 // Prints one JSON line: tokens/s over the measured requests, status counts, latencies in ms.
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -9,11 +10,12 @@ import autocannon from 'autocannon';
 import { importJWK, SignJWT } from 'jose';
 import { AUTHZ_ISSUER, OIDC_CLIENT_ID, OIDC_ISSUER, RESOURCE, SUBJECT } from './fixtures.mjs';
 
-const [dir, target, url, warmupText, amountText, connectionsText, rateText] = process.argv.slice(2);
+const [dir, target, url, warmupText, amountText, connectionsText, rateText, durationText] = process.argv.slice(2);
 const warmup = Number(warmupText);
 const amount = Number(amountText);
 const connections = Number(connectionsText);
-const overallRate = rateText === undefined ? undefined : Number(rateText);
+const overallRate = rateText === undefined || rateText === '-' ? undefined : Number(rateText);
+const durationS = durationText === undefined ? undefined : Number(durationText);
 const keys = JSON.parse(await readFile(join(dir, 'keys.json'), 'utf8'));
 const nowS = Math.floor(Date.now() / 1000);
 
@@ -70,14 +72,18 @@ function run(bodies, options) {
       {
         url,
         connections: Math.min(connections, bodies.length),
-        amount: bodies.length,
+        // autocannon ignores duration when amount is set: a timed run is bounded by its bodies instead.
+        ...(options.duration === undefined ? { amount: bodies.length } : {}),
         ...options,
         requests: [
           {
             method: 'POST',
             path: new URL('/token', url).pathname,
             headers: { 'content-type': 'application/x-www-form-urlencoded' },
-            setupRequest: (request) => ({ ...request, body: bodies[next++] }),
+            setupRequest: (request) => {
+              if (next >= bodies.length) throw new Error(`all ${bodies.length} pre-minted assertions used: mint more`);
+              return { ...request, body: bodies[next++] };
+            },
           },
         ],
       },
@@ -107,5 +113,8 @@ function run(bodies, options) {
 const warmupBodies = await mint(warmup);
 const bodies = await mint(amount);
 if (warmup > 0) await run(warmupBodies, {});
-const result = await run(bodies, overallRate === undefined ? {} : { overallRate });
+const result = await run(bodies, {
+  ...(overallRate === undefined ? {} : { overallRate }),
+  ...(durationS === undefined ? {} : { duration: durationS }),
+});
 console.log(JSON.stringify(result));

@@ -2,6 +2,7 @@
 // The mcp-server bench reads its servers' CPU time with cpuSeconds from here too.
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 
 /** The unit of utime and stime in /proc/<pid>/stat (sysconf _SC_CLK_TCK; Linux's USER_HZ is 100). */
 const CLOCK_TICKS_PER_S = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
@@ -71,4 +72,42 @@ export function memoryMiB(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (name) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? Number.NaN);
   return { peak: kib('VmHWM') / 1024, current: kib('VmRSS') / 1024 };
+}
+
+/**
+ * A private redis-server (Debian's package) pinned to `core`, on a free port, data in `dir`, no
+ * persistence; stopped by its process group.
+ */
+export async function startRedis(core, dir) {
+  const port = await new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address();
+      probe.close(() => resolve(free));
+    });
+  });
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'];
+  const child = spawn('taskset', ['-c', String(core), 'redis-server', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  await new Promise((resolve, reject) => {
+    let output = '';
+    child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${output}`)));
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      if (output.includes('Ready to accept connections')) resolve();
+    });
+  });
+  child.removeAllListeners('exit');
+  child.stdout.resume();
+  return {
+    pid: child.pid,
+    url: `redis://127.0.0.1:${port}/0`,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        process.kill(-child.pid, 'SIGTERM');
+      }),
+  };
 }

@@ -8,7 +8,8 @@
  * Run: npx tsc -b && node bench/rag/dist/index-throughput.js [--vault DIR] [--batch N] [--probe-chunks 384] [--probe-batches 1,2,4,8,16,32]
  *      (--probes: also probe batch sizes and thread counts in child processes;
  *       --probes-only: only those probes, on chunks of the vault, no index run)
- * (the shared folder: NOTEGATE_SHARED_DIR, else ../shared beside the repository)
+ * (the stand-in model: NOTEGATE_STANDIN_MODELS, a model cache folder; the eval vault: the shared
+ * folder, NOTEGATE_SHARED_DIR, else ../shared beside the repository)
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -33,14 +34,14 @@ import {
   openDatabase,
   walkVault,
 } from '@notegate/rag/internals';
-import { arg, mib, printTable, sharedDir } from './support.js';
+import { arg, mib, printTable, sharedDir, standinModelCache } from './support.js';
 
 const MODEL_ID = 'intfloat/multilingual-e5-small';
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 const model = findModel(MODEL_ID);
 if (!model) throw new Error(`unknown model ${MODEL_ID}`);
-const cache = path.join(sharedDir(), 'models-standin');
+const cache = standinModelCache(model);
 
 interface Interleaved {
   readonly batches: string[][];

@@ -8,7 +8,8 @@
  * vectors: synthetic unit vectors around 500 random centres (cos ≈ 0.8).
  *
  * Run: npx tsc -b && node bench/rag/dist/search-latency.js [--sizes 10000,100000] [--queries 60] [--duration 10]
- * (the shared folder with the stand-in model and SciFact: NOTEGATE_SHARED_DIR, else ../shared beside the repository)
+ * (the stand-in model: NOTEGATE_STANDIN_MODELS, a model cache folder; SciFact: the shared folder,
+ * NOTEGATE_SHARED_DIR, else ../shared beside the repository)
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -28,7 +29,17 @@ import {
   searchSnapshot,
 } from '@notegate/rag';
 import { exactScan, IndexStore, rangesFor } from '@notegate/rag/internals';
-import { arg, printTable, seededRandom, sharedDir, syntheticFile, timings, unitVector, vaultOf } from './support.js';
+import {
+  arg,
+  printTable,
+  seededRandom,
+  sharedDir,
+  standinModelCache,
+  syntheticFile,
+  timings,
+  unitVector,
+  vaultOf,
+} from './support.js';
 
 const MODEL = findModel('intfloat/multilingual-e5-small');
 const CHUNKS_PER_FILE = 10;
@@ -114,7 +125,7 @@ async function main(): Promise<void> {
     i % 2 === 0 ? (corpus.claims[i * 7] ?? 'x') : (corpus.words[i % corpus.words.length] ?? 'x'),
   );
   const vectors = texts.map(() => near(centres[Math.floor(random() * CENTRES)] ?? new Float32Array(384), random));
-  const embedder = await loadTransformersEmbedder(MODEL, path.join(shared, 'models-standin'));
+  const embedder = await loadTransformersEmbedder(MODEL, standinModelCache(MODEL));
   const embedMs = [];
   for (const text of [...texts.slice(0, 3), ...texts]) {
     const started = performance.now();

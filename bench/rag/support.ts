@@ -1,4 +1,5 @@
 /** Small helpers shared by the retrieval benchmarks. */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ModelSpec } from '@notegate/rag';
@@ -71,10 +72,31 @@ export interface Filter {
   readonly namespaces?: readonly string[];
 }
 
-/** The shared folder (stand-in models, eval data): NOTEGATE_SHARED_DIR, else ../shared beside the repository. */
+/** The shared folder with the eval data: NOTEGATE_SHARED_DIR, else ../shared beside the repository. */
 export function sharedDir(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
   return process.env.NOTEGATE_SHARED_DIR ?? path.join(findRepositoryRoot(here), '..', 'shared');
+}
+
+/** Names the model cache with the full-size stand-in models (real architecture and size, random weights). */
+export const STANDIN_MODELS_VARIABLE = 'NOTEGATE_STANDIN_MODELS';
+
+/**
+ * The model cache holding `model`'s full-size stand-in: the benchmarks measure
+ * the cost of the real architecture, which the small model the tests generate
+ * cannot stand for. Found only through the environment variable; without it
+ * the benchmark stops with a message naming the variable.
+ */
+export function standinModelCache(model: ModelSpec): string {
+  const dir = process.env[STANDIN_MODELS_VARIABLE] ?? '';
+  const folder = path.join(dir, ...model.hubRepo.split('/'));
+  if (dir !== '' && existsSync(folder)) return dir;
+  process.stderr.write(
+    dir === ''
+      ? `${STANDIN_MODELS_VARIABLE} is not set: set it to a model cache folder that holds the full-size stand-in ${model.hubRepo}/ (config, tokenizer, onnx/model_quantized.onnx).\n`
+      : `${STANDIN_MODELS_VARIABLE}=${dir} holds no ${model.hubRepo}/ (looked for ${folder}).\n`,
+  );
+  process.exit(2);
 }
 
 /** A file row for synthetic indexes: no real file behind it, so no stamps or hashes. */

@@ -1,8 +1,9 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import type { ChildProcess, ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { spawnInGroup } from '@notegate/kit/testing';
 
 export interface Child {
   readonly process: ChildProcessWithoutNullStreams;
@@ -12,17 +13,23 @@ export interface Child {
   exited(): Promise<number | null>;
 }
 
-/** Runs a compiled script with node; killed (if still running) after the test. */
+/** A child spawned with `stdio: 'pipe'` has all three streams; the type cannot know it. */
+function piped(child: ChildProcess): ChildProcessWithoutNullStreams {
+  if (!child.stdin || !child.stdout || !child.stderr) throw new Error('the child was spawned without pipes');
+  return child as ChildProcessWithoutNullStreams;
+}
+
+/**
+ * Runs a compiled script with node in a process group of its own; after the test (passed, failed
+ * or timed out) the group is killed and the child awaited.
+ */
 export function spawnNode(
   t: TestContext,
   script: string,
   args: readonly string[],
-  env: NodeJS.ProcessEnv = process.env,
+  options: { readonly env?: NodeJS.ProcessEnv; readonly cwd?: string } = {},
 ): Child {
-  const child = spawn(process.execPath, [script, ...args], { env, stdio: 'pipe' });
-  t.after(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
+  const child = piped(spawnInGroup(t, process.execPath, [script, ...args], { ...options, stdio: 'pipe' }));
   const lines: string[] = [];
   const listeners = new Set<() => void>();
   createInterface({ input: child.stdout }).on('line', (line) => {
@@ -66,6 +73,36 @@ export function spawnNode(
   };
 }
 
+export interface Finished {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs a compiled script with node to completion (as `spawnNode`: its group dies with the test). */
+export async function runNode(
+  t: TestContext,
+  script: string,
+  args: readonly string[],
+  options: { readonly env?: NodeJS.ProcessEnv; readonly cwd?: string } = {},
+): Promise<Finished> {
+  const child = spawnNode(t, script, args, options);
+  const output = { stdout: '', stderr: '' };
+  child.process.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    output.stdout += chunk;
+  });
+  child.process.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    output.stderr += chunk;
+  });
+  const code = await child.exited();
+  return { code, ...output };
+}
+
 export function indexChildScript(): string {
   return path.join(path.dirname(fileURLToPath(import.meta.url)), 'index-child.js');
+}
+
+/** The repository's compiled CLI. */
+export function cliPath(): string {
+  return path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'src', 'cli', 'main.js');
 }

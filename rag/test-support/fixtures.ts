@@ -7,10 +7,9 @@ import { findModel, type ModelSpec } from '../src/config/models.js';
 import type { Embedder } from '../src/embed/embedder.js';
 import { loadTransformersEmbedder } from '../src/embed/transformers-embedder.js';
 import type { FileRecord } from '../src/store/index-store.js';
-import { standinModelCache } from './shared.js';
+import { E5_SMALL, MINILM, testModelCache } from './test-model/test-model.js';
 
-export const MINILM = 'sentence-transformers/all-MiniLM-L6-v2';
-export const E5_SMALL = 'intfloat/multilingual-e5-small';
+export { E5_SMALL, MINILM };
 
 /** A fresh real directory, removed after the test. */
 export function tempDir(t: TestContext, prefix = 'notegate-rag-'): string {
@@ -74,11 +73,11 @@ export function model(id: string): ModelSpec {
 
 const embedders = new Map<string, Promise<Embedder>>();
 
-/** One stand-in embedder per model and test process (loading costs ~1 s); `dispose` is a no-op. */
+/** One test-model embedder per model and test process, loaded once; `dispose` is a no-op. */
 export function sharedEmbedder(id: string): Promise<Embedder> {
   let embedder = embedders.get(id);
   if (!embedder) {
-    embedder = loadTransformersEmbedder(model(id), standinModelCache()).then((loaded) => ({
+    embedder = loadTransformersEmbedder(model(id), testModelCache()).then((loaded) => ({
       ...loaded,
       dispose: async () => {},
     }));

@@ -3,9 +3,9 @@ import type { Embedder } from '../src/embed/embedder.js';
 import type { RunIndexOptions } from '../src/indexer/run-index.js';
 import type { IndexProgress } from '../src/indexer/types.js';
 import { sharedEmbedder, type Workspace } from './fixtures.js';
-import { standinModelCache } from './shared.js';
+import { testModelCache } from './test-model/test-model.js';
 
-/** Options for `runIndex` over a workspace: stand-in models, no network, shared embedder, recorded progress. */
+/** Options for `runIndex` over a workspace: the test models, no network, shared embedder, recorded progress. */
 export function indexOptions(
   ws: Workspace,
   extra: Partial<RunIndexOptions> = {},
@@ -14,7 +14,7 @@ export function indexOptions(
   const loads: ModelSpec[] = [];
   return {
     config: ws.config,
-    modelCacheDir: standinModelCache(),
+    modelCacheDir: testModelCache(),
     download: {
       hubUrl: new URL('http://127.0.0.1:9/'),
       fetch: () => Promise.reject(new Error('tests never download')),

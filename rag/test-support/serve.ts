@@ -30,7 +30,7 @@ export interface RunningServer {
   }): Promise<Reply>;
 }
 
-/** Indexes the workspace (stand-in model) unless told not to, then serves it on a free loopback port. */
+/** Indexes the workspace (test model) unless told not to, then serves it on a free loopback port. */
 export async function startSearchServer(
   t: TestContext,
   ws: Workspace,

@@ -1,6 +1,6 @@
 import { CompactSign } from 'jose';
 import { randomHex } from '../shared/random-hex.js';
-import type { AccessTokenSigningKey } from './signing-key.js';
+import type { AccessTokenSigningKey } from './signing/signing-key.js';
 
 /** Spec "Limits": access token lifetime 300 s, fixed. */
 export const ACCESS_TOKEN_LIFETIME_S = 300;
@@ -28,6 +28,7 @@ export interface AccessTokenGrant {
   /** Sorted, single-spaced. */
   readonly scope: string;
   readonly nowS: number;
+  readonly lifetimeS: number;
 }
 
 export function accessTokenClaims(grant: AccessTokenGrant): AccessTokenClaims {
@@ -38,7 +39,7 @@ export function accessTokenClaims(grant: AccessTokenGrant): AccessTokenClaims {
     aud: grant.audience,
     scope: grant.scope,
     iat: grant.nowS,
-    exp: grant.nowS + ACCESS_TOKEN_LIFETIME_S,
+    exp: grant.nowS + grant.lifetimeS,
     jti: randomHex(ACCESS_TOKEN_JTI_BYTES),
   };
 }

@@ -11,11 +11,13 @@ import {
   sendJsonAndClose,
 } from '@notegate/kit/http';
 import { tokenError } from '../errors/token-endpoint-errors.js';
+import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import { authorizationServerMetadataUrl } from '../oauth/well-known.js';
 import { authorizationServerMetadata, JWKS_PATH, TOKEN_PATH } from './metadata.js';
-import { ReplayCache } from './replay-cache.js';
-import type { AccessTokenSigningKey } from './signing-key.js';
-import { generateAccessTokenSigningKey, jwksDocument } from './signing-key.js';
+import { ReplayCache } from './replay/replay-cache.js';
+import type { ReplayStore } from './replay/replay-store.js';
+import type { SigningKeySource } from './signing/signing-key.js';
+import { fixedSigningKeys, generateAccessTokenSigningKey, signingKeySet } from './signing/signing-key.js';
 import type { TokenEndpointOptions } from './token-endpoint.js';
 import { TokenEndpoint } from './token-endpoint.js';
 import type { TokenResponse } from './token-response.js';
@@ -23,13 +25,13 @@ import type { TokenResponse } from './token-response.js';
 /** docs/protocol.md#token-request: a body over 64 KiB gets 413 invalid_request. */
 export const TOKEN_BODY_LIMIT_BYTES = 64 * 1024;
 
-export interface AuthzOptions extends Omit<TokenEndpointOptions, 'signingKey' | 'replayCache'> {
+export interface AuthzOptions extends Omit<TokenEndpointOptions, 'signingKeys' | 'replayStore'> {
   readonly host: string;
   readonly port: number;
-  /** Injected by tests and benchmarks; by default a fresh key (docs/protocol.md#access-token). */
-  readonly signingKey?: AccessTokenSigningKey;
-  /** Injected by tests and benchmarks; by default the 10,000-entry cache of docs/protocol.md#replay-modes on the same clock. */
-  readonly replayCache?: ReplayCache;
+  /** `--signing-keys` or injected; by default one key generated in memory (docs/protocol.md#signing-keys). */
+  readonly signingKeys?: SigningKeySource;
+  /** `--replay-store` or injected; by default the in-memory store of docs/protocol.md#replay-store on the same clock. */
+  readonly replayStore?: ReplayStore;
   /** Connection cap and request bound (docs/security.md#security-properties); tests shorten the bound. */
   readonly limits?: Partial<ServerLimits>;
 }
@@ -37,38 +39,47 @@ export interface AuthzOptions extends Omit<TokenEndpointOptions, 'signingKey' | 
 export interface RunningAuthz {
   /** The bound base URL (port 0 resolved). */
   readonly url: URL;
-  readonly signingKey: AccessTokenSigningKey;
-  readonly replayCache: ReplayCache;
+  readonly signingKeys: SigningKeySource;
+  readonly replayStore: ReplayStore;
   close(): Promise<void>;
 }
 
-/** Builds the token service and listens; the caller owns the bundle source and the audit log. */
+/** Builds the token service and listens; the caller owns the bundle source, the stores and the audit log. */
 export async function startAuthz(options: AuthzOptions): Promise<RunningAuthz> {
-  const signingKey = options.signingKey ?? (await generateAccessTokenSigningKey());
-  const replayCache = options.replayCache ?? new ReplayCache(options.clock ? { clock: options.clock } : {});
-  const endpoint = new TokenEndpoint({ ...options, signingKey, replayCache });
-  const server = createAuthzServer(options.issuer, endpoint, signingKey, options.limits);
+  const signingKeys = options.signingKeys ?? fixedSigningKeys(signingKeySet([await generateAccessTokenSigningKey()]));
+  const replayStore = options.replayStore ?? new ReplayCache(options.clock ? { clock: options.clock } : {});
+  const endpoint = new TokenEndpoint({ ...options, signingKeys, replayStore });
+  const server = createAuthzServer(options.issuer, endpoint, signingKeys, options.metrics, options.limits);
   const url = await listen(server, options.host, options.port);
-  return { url, signingKey, replayCache, close: () => closeServer(server) };
+  return { url, signingKeys, replayStore, close: () => closeServer(server) };
 }
 
 /**
  * HTTP composition: three routes, everything else 404, a wrong method 405 with Allow. The metadata
- * and key set never change while the process runs, so they are built once.
+ * never changes while the process runs, so it is built once; the key set is read per request, as a
+ * change of the key file replaces it.
  */
 function createAuthzServer(
   issuer: string,
   endpoint: TokenEndpoint,
-  signingKey: AccessTokenSigningKey,
+  signingKeys: SigningKeySource,
+  metrics: ServiceMetrics | undefined,
   limits: Partial<ServerLimits> | undefined,
 ): Server {
   const metadata = authorizationServerMetadata(issuer);
-  const jwks = jwksDocument(signingKey);
   const routes: RouteTable = new Map<string, Readonly<Record<string, Handler>>>([
     // RFC 8414 §3: the issuer's path goes after the well-known prefix.
     [authorizationServerMetadataUrl(issuer).pathname, { GET: (_req, res) => sendJson(res, 200, metadata) }],
-    [JWKS_PATH, { GET: (_req, res) => sendJson(res, 200, jwks) }],
-    [TOKEN_PATH, { POST: (req, res) => handleTokenRequest(endpoint, req, res) }],
+    [JWKS_PATH, { GET: (_req, res) => sendJson(res, 200, signingKeys.current().jwks) }],
+    [
+      TOKEN_PATH,
+      {
+        POST: (req, res) => {
+          metrics?.timeResponse(res);
+          return handleTokenRequest(endpoint, req, res);
+        },
+      },
+    ],
   ]);
   const handler: Handler = (req, res) => {
     const route = matchRoute(routes, req.method, req.url);

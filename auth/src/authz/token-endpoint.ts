@@ -2,12 +2,13 @@ import type { AuditLog } from '../audit/audit-log.js';
 import { describeThrown } from '../errors/protocol-error.js';
 import type { TokenEndpointError } from '../errors/token-endpoint-errors.js';
 import { isTokenEndpointError, tokenError } from '../errors/token-endpoint-errors.js';
+import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import { SPIFFE_JWT_AUTH_METHOD } from '../oauth/spiffe-client-auth.js';
-import type { Policy } from '../policy/policy.js';
+import type { PolicySource } from '../policy/policy-source.js';
 import type { Clock } from '../shared/clock.js';
 import { epochSeconds, systemClock } from '../shared/clock.js';
 import type { JwtBundleSource } from '../spiffe/bundles/jwt-bundle-source.js';
-import { accessTokenClaims, signAccessToken } from './access-token.js';
+import { ACCESS_TOKEN_LIFETIME_S, accessTokenClaims, signAccessToken } from './access-token.js';
 import { checkAssertionType } from './check-assertion-type.js';
 import { checkClientId } from './check-client-id.js';
 import { checkGrantType } from './check-grant-type.js';
@@ -25,10 +26,10 @@ import { checkSvidLifetime } from './check-svid-lifetime.js';
 import { checkSvidSignature } from './check-svid-signature.js';
 import { checkSvidSubject } from './check-svid-subject.js';
 import { rejectRepeatedParameters } from './reject-repeated-parameters.js';
-import type { ReplayCache } from './replay-cache.js';
-import type { AccessTokenSigningKey } from './signing-key.js';
+import type { ReplayStore } from './replay/replay-store.js';
+import type { SigningKeySource } from './signing/signing-key.js';
 import type { IssuedTokenRecord, RequestTrace } from './token-audit.js';
-import { auditAllow, auditDeny, newTrace } from './token-audit.js';
+import { AUDIT_COMPONENT, auditAllow, auditDeny, newTrace } from './token-audit.js';
 import type { FormParameters } from './token-request.js';
 import { FormEncodingError, formContentTypeProblem, parseForm } from './token-request.js';
 import type { TokenResponse } from './token-response.js';
@@ -37,14 +38,20 @@ import { clientAuthChallenge, tokenFailure, tokenSuccess } from './token-respons
 export interface TokenEndpointOptions {
   /** Used exactly as given: metadata, the assertion's `aud`, the token's `iss`. */
   readonly issuer: string;
-  readonly policy: Policy;
+  /** Read once per request: a reload takes effect between requests, never within one. */
+  readonly policy: PolicySource;
   readonly bundles: JwtBundleSource;
   readonly replayMode: ReplayMode;
-  readonly replayCache: ReplayCache;
-  readonly signingKey: AccessTokenSigningKey;
+  readonly replayStore: ReplayStore;
+  /** Read once per request: the first key of the set in force signs. */
+  readonly signingKeys: SigningKeySource;
   readonly maxSvidLifetimeS: number;
   readonly audit: AuditLog;
+  /** Counts every decision (docs/protocol.md#metrics). */
+  readonly metrics?: ServiceMetrics;
   readonly clock?: Clock;
+  /** Injected by tests that need tokens to expire soon; docs/protocol.md#access-token fixes 300 s. */
+  readonly accessTokenLifetimeS?: number;
 }
 
 interface IssuedToken extends IssuedTokenRecord {
@@ -60,10 +67,12 @@ export class TokenEndpoint {
   readonly #options: TokenEndpointOptions;
   readonly #clock: Clock;
   readonly #challenge: string;
+  readonly #lifetimeS: number;
 
   constructor(options: TokenEndpointOptions) {
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
+    this.#lifetimeS = options.accessTokenLifetimeS ?? ACCESS_TOKEN_LIFETIME_S;
     this.#challenge = clientAuthChallenge(SPIFFE_JWT_AUTH_METHOD, options.issuer);
   }
 
@@ -75,7 +84,8 @@ export class TokenEndpoint {
       trace.form = readForm(body);
       const issued = await this.#authorize(trace.form, trace);
       auditAllow(this.#options.audit, issued);
-      return tokenSuccess(issued.accessToken, issued.scope);
+      this.#options.metrics?.decision(AUDIT_COMPONENT, 'allow', 'issued');
+      return tokenSuccess(issued.accessToken, issued.scope, this.#lifetimeS);
     } catch (err) {
       return this.refuse(err, trace);
     }
@@ -85,12 +95,14 @@ export class TokenEndpoint {
   refuse(err: unknown, trace: RequestTrace = newTrace()): TokenResponse {
     const error: TokenEndpointError = isTokenEndpointError(err) ? err : tokenError('ERR_SERVER', describeThrown(err));
     auditDeny(this.#options.audit, error, trace);
+    this.#options.metrics?.decision(AUDIT_COMPONENT, 'deny', error.reasonCode);
     return tokenFailure(error, this.#challenge);
   }
 
   /** The table of docs/protocol.md#client-authentication, one row per line, in order. */
   async #authorize(form: FormParameters, trace: RequestTrace): Promise<IssuedToken> {
-    const { issuer, policy, bundles, replayMode, replayCache, maxSvidLifetimeS } = this.#options;
+    const { issuer, bundles, replayMode, replayStore, maxSvidLifetimeS } = this.#options;
+    const policy = this.#options.policy.current();
     checkGrantType(form);
     checkAssertionType(form);
     const request = rejectRepeatedParameters(form);
@@ -106,16 +118,23 @@ export class TokenEndpoint {
     checkSvidLifetime(times, nowS, maxSvidLifetimeS);
     const jti = checkJti(svid.claims);
     trace.svidJti = jti;
-    const svidUses = checkReplay(replayCache, replayMode, svid, subject, times, jti);
+    const svidUses = await checkReplay(replayStore, replayMode, svid, subject, times, jti);
     checkClientId(request, subject);
     const grant = checkPolicy(policy, subject);
     const target = checkResourceAllowed(grant, resource);
     const scope = checkScope(request.scope, target.scopes);
     // "Trust bundle fetch fails" (503) is decided inside checkSvidSignature: it is the key lookup.
 
-    const claims = accessTokenClaims({ issuer, spiffeId: subject.id, audience: target.audience, scope, nowS });
+    const claims = accessTokenClaims({
+      issuer,
+      spiffeId: subject.id,
+      audience: target.audience,
+      scope,
+      nowS,
+      lifetimeS: this.#lifetimeS,
+    });
     return {
-      accessToken: await signAccessToken(this.#options.signingKey, claims),
+      accessToken: await signAccessToken(this.#options.signingKeys.current().signing, claims),
       spiffeId: subject.id,
       svidJti: jti,
       audience: target.audience,

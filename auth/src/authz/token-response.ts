@@ -1,6 +1,5 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { ProtocolError } from '../errors/protocol-error.js';
-import { ACCESS_TOKEN_LIFETIME_S } from './access-token.js';
 
 /** What the HTTP layer writes for a token request. */
 export interface TokenResponse {
@@ -13,11 +12,11 @@ export interface TokenResponse {
 const NO_STORE: OutgoingHttpHeaders = Object.freeze({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
 
 /** docs/protocol.md#token-response: `{access_token, token_type: "Bearer", expires_in: 300, scope}`. */
-export function tokenSuccess(accessToken: string, scope: string): TokenResponse {
+export function tokenSuccess(accessToken: string, scope: string, lifetimeS: number): TokenResponse {
   return {
     status: 200,
     headers: NO_STORE,
-    body: { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_LIFETIME_S, scope },
+    body: { access_token: accessToken, token_type: 'Bearer', expires_in: lifetimeS, scope },
   };
 }
 

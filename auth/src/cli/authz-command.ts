@@ -12,11 +12,19 @@ import {
 } from '@notegate/kit/cli';
 import { parseServerLimits, serverLimitOptions } from '@notegate/kit/server-options';
 import { openAuditLog } from '../audit/audit-log.js';
+import type { RunningAuthz } from '../authz/authz-server.js';
 import { startAuthz } from '../authz/authz-server.js';
 import { REPLAY_MODES } from '../authz/check-replay.js';
 import { DEFAULT_MAX_SVID_LIFETIME_S } from '../authz/check-svid-lifetime.js';
-import { loadPolicyFile } from '../policy/policy-file.js';
+import { observedReplayStore } from '../authz/replay/observed-replay-store.js';
+import { REDIS_REPLAY_CAPACITY } from '../authz/replay/redis-replay-store.js';
+import { REPLAY_CACHE_CAPACITY } from '../authz/replay/replay-cache.js';
+import { SigningKeyFile } from '../authz/signing/signing-key-file.js';
+import { AuthzMetrics } from '../metrics/authz-metrics.js';
+import { PolicyFile } from '../policy/policy-source.js';
 import { openBundleSource } from './bundle-source-option.js';
+import { METRICS_OPTIONS, parseMetricsAddress, startMetricsListener } from './metrics-option.js';
+import { openReplayStore, parseReplayCapacity, parseReplayStore, REDIS_PASSWORD_ENV } from './replay-store-option.js';
 
 /** Ours: a day, as the identity provider's TTL bound; the default (300 s, docs/protocol.md#limits) is SPIRE's JWT-SVID TTL. */
 const MAX_SVID_LIFETIME_LIMIT_S = 86_400;
@@ -77,6 +85,25 @@ const options = {
     defaultText: 'stderr',
     description: 'File the audit lines are appended to.',
   },
+  'replay-store': {
+    type: 'string',
+    valueName: 'STORE',
+    default: 'memory',
+    description: `Where used assertions are recorded: memory (this process), or redis://HOST[:PORT][/DB] or rediss://… (Redis or Valkey shared by replicas; a password in the URL or ${REDIS_PASSWORD_ENV}).`,
+  },
+  'replay-capacity': {
+    type: 'string',
+    valueName: 'N',
+    defaultText: `${REPLAY_CACHE_CAPACITY} with memory, ${REDIS_REPLAY_CAPACITY} with Redis`,
+    description: 'Live entries the replay store may hold; beyond, new assertions get 503.',
+  },
+  'signing-keys': {
+    type: 'string',
+    valueName: 'FILE',
+    defaultText: 'none; one key generated in memory at start',
+    description: 'JWK Set of private P-256 keys with kids: the first signs, all are published; re-read on change.',
+  },
+  ...METRICS_OPTIONS,
   ...serverLimitOptions,
 } as const;
 
@@ -87,53 +114,115 @@ export function authzCommand(io: CommandIo = processIo): Command<typeof options>
     summary:
       'Token service: takes a JWT-SVID client assertion (client_credentials grant) and returns an ES256\n' +
       'access token bound to one resource. Serves /.well-known/oauth-authorization-server, /jwks.json and\n' +
-      '/token. Until the first JWT bundle arrives from the Workload API, token requests get 503.',
+      '/token. Until the first JWT bundle arrives from the Workload API, token requests get 503. The policy\n' +
+      'is reloaded on SIGHUP and when its file changes. Key files: notegate authz keygen --help.',
     options,
     async run({ options: values }) {
-      const { issuer, host, port, maxSvidLifetimeS, replayMode, limits } = parseFlags(values);
-      const policy = await loadPolicyFile(values.policy);
+      const flags = parseFlags(values);
       const log = (message: string) => io.stderr(`authz: ${message}\n`);
-      const { audit, close: closeAudit } = openAuditLog(values['audit-log']);
-      const bundles = await openBundleSource({
-        jwtBundle: values['jwt-bundle'],
-        workloadApi: values['workload-api'],
-        endpointSocketEnv: process.env.SPIFFE_ENDPOINT_SOCKET,
-        trustDomain: policy.trustDomain,
-        onEvent: log,
-      }).catch((err: unknown) => {
-        closeAudit();
-        throw err;
-      });
-      const closeSources = async () => {
-        await bundles.close();
-        closeAudit();
+      const metrics = new AuthzMetrics();
+      const closers: Array<() => unknown> = [];
+      const closeAll = async () => {
+        for (const close of closers.splice(0).reverse()) await close();
       };
-      const options = { issuer, policy, bundles, replayMode, maxSvidLifetimeS, audit, host, port, limits };
-      const authz = await startAuthz(options).catch(async (err: unknown) => {
-        await closeSources();
-        throw new UsageError(`cannot listen on ${host}:${port}: ${errorMessage(err)}`);
-      });
-      // Handlers first: a supervisor may send SIGTERM as soon as it reads the line.
-      const stopped = untilShutdown(async () => {
-        await authz.close();
-        await closeSources();
-      });
-      io.stdout(`listening on ${authz.url.href.replace(/\/$/, '')}\n`);
-      await stopped;
-      return EXIT.ok;
+      try {
+        const authz = await openService(flags, values, { log, metrics, closers });
+        // Handlers first: a supervisor may send SIGTERM as soon as it reads the line.
+        const stopped = untilShutdown(closeAll);
+        io.stdout(`listening on ${authz.url.href.replace(/\/$/, '')}\n`);
+        await stopped;
+        return EXIT.ok;
+      } catch (err) {
+        await closeAll();
+        throw err;
+      }
     },
   };
 }
 
+interface Wiring {
+  readonly log: (message: string) => void;
+  readonly metrics: AuthzMetrics;
+  /** What to close on shutdown, in the order opened (closed in reverse). */
+  readonly closers: Array<() => unknown>;
+}
+
+/** Opens the sources and stores, then the listeners; everything opened is in `closers` even when a later step fails. */
+async function openService(flags: Flags, values: Values, { log, metrics, closers }: Wiring): Promise<RunningAuthz> {
+  const policy = await PolicyFile.open({
+    path: values.policy,
+    onEvent: log,
+    onReload: (result) => metrics.reload('policy', result),
+  });
+  closers.push(() => policy.close());
+  const onHangUp = () => {
+    log('SIGHUP: reading the policy file again');
+    policy.reload();
+  };
+  process.on('SIGHUP', onHangUp);
+  closers.push(() => process.off('SIGHUP', onHangUp));
+  const { audit, close: closeAudit } = openAuditLog(values['audit-log']);
+  closers.push(closeAudit);
+  const bundles = await openBundleSource({
+    jwtBundle: values['jwt-bundle'],
+    workloadApi: values['workload-api'],
+    endpointSocketEnv: process.env.SPIFFE_ENDPOINT_SOCKET,
+    trustDomain: policy.current().trustDomain,
+    onEvent: log,
+  });
+  closers.push(() => bundles.close());
+  const signingKeys = await openSigningKeys(values['signing-keys'], log, metrics);
+  if (signingKeys) closers.push(() => signingKeys.close());
+  const store = openReplayStore(flags.replayStore, {
+    capacity: flags.replayCapacity,
+    namespace: flags.issuer,
+    onEvent: log,
+  });
+  closers.push(() => store.close());
+  const replayStore = observedReplayStore(store, metrics.replayStore(store));
+  const metricsServer = await startMetricsListener(metrics, flags.metrics, log);
+  if (metricsServer) closers.push(() => metricsServer.close());
+  const { issuer, host, port, maxSvidLifetimeS, replayMode, limits } = flags;
+  const authz = await startAuthz({
+    ...{ issuer, host, port, maxSvidLifetimeS, replayMode, policy, bundles, audit, replayStore, metrics, limits },
+    ...(signingKeys ? { signingKeys } : {}),
+  }).catch((err: unknown) => {
+    throw new UsageError(`cannot listen on ${host}:${port}: ${errorMessage(err)}`);
+  });
+  closers.push(() => authz.close());
+  return authz;
+}
+
+async function openSigningKeys(
+  path: string | undefined,
+  log: (message: string) => void,
+  metrics: AuthzMetrics,
+): Promise<SigningKeyFile | undefined> {
+  if (path === undefined) return undefined;
+  return SigningKeyFile.open({
+    path,
+    onEvent: log,
+    onReload: (result) => metrics.reload('signing_keys', result),
+  }).catch((err: unknown) => {
+    throw new UsageError(`--signing-keys ${path}: ${errorMessage(err)}`);
+  });
+}
+
 type Values = ParsedOptions<typeof options>;
+
+type Flags = ReturnType<typeof parseFlags>;
 
 /** The flags that need no I/O, validated before anything is opened. */
 function parseFlags(values: Values) {
+  const replayStore = parseReplayStore('--replay-store', values['replay-store'], process.env[REDIS_PASSWORD_ENV]);
   return {
     issuer: values.issuer,
     ...listenAddressOf(parseIssuer(values.issuer), values.host, values.port),
     maxSvidLifetimeS: parseInteger('--max-svid-lifetime', values['max-svid-lifetime'], 1, MAX_SVID_LIFETIME_LIMIT_S),
     replayMode: parseChoice('--svid-replay', values['svid-replay'], REPLAY_MODES),
+    replayStore,
+    replayCapacity: parseReplayCapacity('--replay-capacity', values['replay-capacity'], replayStore),
+    metrics: parseMetricsAddress(values),
     limits: parseServerLimits(values),
   };
 }

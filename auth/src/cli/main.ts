@@ -19,6 +19,15 @@ const COMMANDS: ReadonlyMap<string, CommandEntry> = new Map<string, CommandEntry
     {
       summary: 'Token service: a JWT-SVID client assertion in, an audience-bound ES256 access token out.',
       load: async () => (await import('./authz-command.js')).authzCommand(),
+      subcommands: new Map<string, CommandEntry>([
+        [
+          'keygen',
+          {
+            summary: 'Writes or changes the signing key file of authz --signing-keys.',
+            load: async () => (await import('./authz-keygen-command.js')).authzKeygenCommand(),
+          },
+        ],
+      ]),
     },
   ],
   [
@@ -33,6 +42,20 @@ const COMMANDS: ReadonlyMap<string, CommandEntry> = new Map<string, CommandEntry
     {
       summary: 'Agent client: safe discovery, a JWT-SVID, an access token, then one MCP tool call or the tool list.',
       load: async () => (await import('./agent-command.js')).agentCommand(),
+    },
+  ],
+  [
+    'proxy',
+    {
+      summary: 'Stdio MCP server for any MCP host: relays to a protected notes server with a workload-identity token.',
+      load: async () => (await import('./proxy-command.js')).proxyCommand(),
+    },
+  ],
+  [
+    'token',
+    {
+      summary: 'The discovery chain once: prints an access token for --resource (or JSON with --json), for curl.',
+      load: async () => (await import('./token-command.js')).tokenCommand(),
     },
   ],
   [

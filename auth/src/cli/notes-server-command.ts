@@ -6,6 +6,8 @@ import { parseServerLimits, serverLimitOptions } from '@notegate/kit/server-opti
 import { openAuditLog } from '../audit/audit-log.js';
 import { DEFAULT_MAX_TOKEN_LIFETIME_S } from '../mcp-server/bearer/claim-checks.js';
 import { createNotesServer } from '../mcp-server/notes-server.js';
+import { NotesServerMetrics } from '../metrics/notes-server-metrics.js';
+import { METRICS_OPTIONS, parseMetricsAddress, startMetricsListener } from './metrics-option.js';
 
 /** Ours: a day, the bound of authz's --max-svid-lifetime. */
 const MAX_TOKEN_LIFETIME_LIMIT_S = 86_400;
@@ -60,6 +62,7 @@ const options = {
     default: String(DEFAULT_MAX_TOKEN_LIFETIME_S),
     description: `Refuse access tokens whose exp - iat is longer, 1 to ${MAX_TOKEN_LIFETIME_LIMIT_S}.`,
   },
+  ...METRICS_OPTIONS,
   ...serverLimitOptions,
 } as const;
 
@@ -76,9 +79,12 @@ export const notesServerCommand: Command<NotesServerOptions> = {
     '/.well-known/oauth-protected-resource<resource path>. Prints "listening on <endpoint URL>" once ready.',
   options,
   run: async (line: CommandLine<NotesServerOptions>) => {
-    const { name, resource, issuer, jwksUri, notesDir, host, port, auditPath, limits, maxTokenLifetimeS } =
-      readOptions(line);
+    const flags = readOptions(line);
+    const { name, resource, issuer, jwksUri, notesDir, host, port, auditPath, metricsAddress } = flags;
+    const { limits, maxTokenLifetimeS } = flags;
+    const log = (message: string) => process.stderr.write(`notes-server: ${message}\n`);
     const { audit, close: closeAudit } = openAuditLog(auditPath);
+    const metrics = new NotesServerMetrics();
     const notes = await createNotesServer({
       name,
       resource,
@@ -86,17 +92,21 @@ export const notesServerCommand: Command<NotesServerOptions> = {
       jwksUri,
       notesDir,
       audit,
+      metrics,
       limits,
       maxTokenLifetimeS,
-      onFault: (tool, err) => process.stderr.write(`notes-server: tool ${tool} failed: ${String(err)}\n`),
+      onFault: (tool, err) => log(`tool ${tool} failed: ${String(err)}`),
     });
-    const base = await listen(notes.server, host, port).catch((err: NodeJS.ErrnoException) => {
+    const metricsServer = await startMetricsListener(metrics, metricsAddress, log);
+    const base = await listen(notes.server, host, port).catch(async (err: NodeJS.ErrnoException) => {
+      await metricsServer?.close();
       throw new UsageError(`--host/--port: cannot listen on ${host}:${port} (${err.code ?? err.message})`);
     });
     process.stdout.write(`listening on ${new URL(new URL(resource).pathname, base).href.replace(/\/$/, '')}\n`);
     await untilShutdown(async () => {
       await notes.close();
       await closeServer(notes.server);
+      await metricsServer?.close();
       closeAudit();
     });
     return EXIT.ok;
@@ -119,6 +129,7 @@ function readOptions(line: CommandLine<NotesServerOptions>) {
     notesDir: resolve(o['notes-dir'] ?? `.notegate/notes/${o.name}`),
     ...listenAddressOf(resource, o.host, o.port),
     auditPath: o['audit-log'],
+    metricsAddress: parseMetricsAddress(o),
     limits: parseServerLimits(o),
     maxTokenLifetimeS: parseInteger('--max-token-lifetime', o['max-token-lifetime'], 1, MAX_TOKEN_LIFETIME_LIMIT_S),
   };

@@ -29,6 +29,14 @@ export const tokenTargetOptions = {
   },
 } as const;
 
+/** `--scope` where the default is MCP's: every scope the server lists (notegate proxy and notegate token). */
+export const supportedScopesOption = {
+  type: 'string',
+  valueName: '"A B"',
+  defaultText: "every scope in the server's scopes_supported",
+  description: 'Scopes to request, separated by single spaces.',
+} as const;
+
 /** The shared options on how the token is fetched, listed last in help. */
 export const tokenRequestOptions = {
   timeout: {

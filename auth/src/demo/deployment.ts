@@ -26,6 +26,8 @@ export interface NotesServerInfo {
   readonly name: string;
   readonly resource: string;
   readonly issuer: string;
+  /** Its GET /metrics on loopback (docs/protocol.md#metrics). */
+  readonly metricsUrl: string;
 }
 
 /** Everything running, with the addresses and files the scenarios and the hand-call lines need. */
@@ -37,6 +39,8 @@ export interface Deployment {
   readonly notesB: NotesServerInfo;
   /** Advertises the untrusted issuer. */
   readonly notesC: NotesServerInfo;
+  /** authz's GET /metrics on loopback. */
+  readonly authzMetricsUrl: string;
   readonly untrusted: UntrustedIssuer;
   readonly svids: SvidCount;
   readonly audit: AuditTrail;
@@ -118,12 +122,19 @@ async function startServers(children: ChildProcesses, plan: ServerPlan) {
 }
 
 async function startServersOnce(children: ChildProcesses, plan: ServerPlan, started: RunningChild[]) {
-  const [authzPort, portA, portB, portC] = await distinctPorts(4);
+  const [authzPort, portA, portB, portC, ...metricsPorts] = await distinctPorts(8);
   const issuer = `http://127.0.0.1:${authzPort}`;
   const resourceOf = (port: number | undefined) => `http://127.0.0.1:${port}/mcp`;
-  const notesA = { name: 'notes-a', resource: resourceOf(portA), issuer };
-  const notesB = { name: 'notes-b', resource: resourceOf(portB), issuer };
-  const notesC = { name: 'notes-c', resource: resourceOf(portC), issuer: plan.untrusted.issuer };
+  const metricsOf = (index: number) => `http://127.0.0.1:${metricsPorts[index]}/metrics`;
+  const notesA = { name: 'notes-a', resource: resourceOf(portA), issuer, metricsUrl: metricsOf(1) };
+  const notesB = { name: 'notes-b', resource: resourceOf(portB), issuer, metricsUrl: metricsOf(2) };
+  const notesC = {
+    name: 'notes-c',
+    resource: resourceOf(portC),
+    issuer: plan.untrusted.issuer,
+    metricsUrl: metricsOf(3),
+  };
+  const authzMetricsUrl = metricsOf(0);
   const policyFile = join(plan.dir, 'policy.yaml');
   await writeFile(policyFile, policyYaml({ notesA: notesA.resource, notesB: notesB.resource }), { mode: 0o600 });
 
@@ -139,6 +150,8 @@ async function startServersOnce(children: ChildProcesses, plan: ServerPlan, star
     DEMO_REPLAY_MODE,
     '--audit-log',
     join(plan.auditDir, 'authz.log'),
+    '--metrics-port',
+    new URL(authzMetricsUrl).port,
   ]);
   started.push(authz);
   const notes = [notesA, notesB, notesC].map((server) => {
@@ -157,7 +170,7 @@ async function startServersOnce(children: ChildProcesses, plan: ServerPlan, star
     ),
     ...notes,
   ]);
-  return { issuer, notesA, notesB, notesC, children: [...started] };
+  return { issuer, notesA, notesB, notesC, authzMetricsUrl, children: [...started] };
 }
 
 function notesServerArgs(server: NotesServerInfo, plan: ServerPlan): string[] {
@@ -175,6 +188,8 @@ function notesServerArgs(server: NotesServerInfo, plan: ServerPlan): string[] {
     join(plan.dir, 'notes', server.name),
     '--audit-log',
     join(plan.auditDir, `${server.name}.log`),
+    '--metrics-port',
+    new URL(server.metricsUrl).port,
   ];
 }
 

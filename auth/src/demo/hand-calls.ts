@@ -45,6 +45,12 @@ export function handCalls(deployment: Deployment, { style }: Layout): string {
     ],
     ['notes-c advertises an untrusted issuer (issuer_refused, exit 3)', agent(notesC.resource, ...as('agent'))],
     ['every decision, as it is written', `tail -f ${shellWords([deployment.auditDir])}/*.log`],
+    [
+      'Prometheus metrics (text format) of authz, notes-a, notes-b and notes-c, on loopback',
+      [deployment.authzMetricsUrl, notesA.metricsUrl, notesB.metricsUrl, notesC.metricsUrl]
+        .map((url) => `curl -s ${url}`)
+        .join('\n  '),
+    ],
   ];
   const lines = blocks.flatMap(([comment, command]) => [
     ...(comment ? [style.dim(`  # ${comment}`)] : []),

@@ -47,6 +47,11 @@ export class ProtocolError<
     return this.spec.auditCode ?? null;
   }
 
+  /** The registry code as a metrics label: `ERR_SVID_REPLAYED` → `svid_replayed` (docs/protocol.md#metrics). */
+  get reasonCode(): string {
+    return this.code.replace(/^ERR_/, '').toLowerCase();
+  }
+
   /** The audit `reason`: protocol code, fixed description, then the detail. */
   auditReason(): string {
     const head = this.auditCode ?? this.protocolCode ?? `http_${this.status}`;

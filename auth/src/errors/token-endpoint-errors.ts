@@ -66,8 +66,14 @@ export const TOKEN_ENDPOINT_ERRORS = {
   ERR_SVID_JTI: invalidClient('The client assertion jti must be a string of 1 to 256 characters.'),
   // reject mode: (sub, jti) not seen before
   ERR_SVID_REPLAYED: invalidClient('The client assertion has already been used.'),
-  // reject mode: replay cache has room
-  ERR_REPLAY_CACHE_FULL: {
+  // reject mode: replay store has room
+  ERR_REPLAY_STORE_FULL: {
+    protocolCode: 'temporarily_unavailable',
+    status: 503,
+    description: 'The token service is temporarily unavailable; retry later.',
+  },
+  // reject mode: the replay store answered in time (docs/protocol.md#replay-store)
+  ERR_REPLAY_STORE_UNAVAILABLE: {
     protocolCode: 'temporarily_unavailable',
     status: 503,
     description: 'The token service is temporarily unavailable; retry later.',

@@ -9,6 +9,7 @@ import {
   sendJson,
 } from '@notegate/kit/http';
 import type { AuditLog } from '../audit/audit-log.js';
+import type { NotesServerMetrics } from '../metrics/notes-server-metrics.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { DEFAULT_MAX_TOKEN_LIFETIME_S } from './bearer/claim-checks.js';
 import { VerifiedTokenCache } from './bearer/verified-token-cache.js';
@@ -50,6 +51,8 @@ export interface NotesServerConfig {
   readonly limits?: Partial<ServerLimits>;
   /** Largest exp - iat of an accepted access token (default DEFAULT_MAX_TOKEN_LIFETIME_S). */
   readonly maxTokenLifetimeS?: number;
+  /** Decisions, request durations and key set fetches (docs/protocol.md#metrics). */
+  readonly metrics?: NotesServerMetrics;
 }
 
 export interface NotesServer {
@@ -76,6 +79,7 @@ export async function createNotesServer(config: NotesServerConfig): Promise<Note
     fetchKeySet: () => fetchKeySet(config.jwksUri, fetchImpl),
     clock,
     onKeysRevoked: () => tokenCache?.clear(),
+    ...(config.metrics && { onFetched: config.metrics.keySetFetched.bind(config.metrics) }),
   });
   const verify = createAccessTokenVerifier({
     issuer: config.issuer,
@@ -91,11 +95,19 @@ export async function createNotesServer(config: NotesServerConfig): Promise<Note
     verify,
     catalog,
     dispatcher,
-    audit: new DecisionAudit(config.audit, config.name),
+    audit: new DecisionAudit(config.audit, config.name, config.metrics),
   });
   const metadata = protectedResourceMetadata(identity, config.issuer, catalog.scopesSupported, config.name);
   const routes: RouteTable = new Map<string, Readonly<Record<string, Handler>>>([
-    [identity.endpointPath, { POST: endpoint.post }],
+    [
+      identity.endpointPath,
+      {
+        POST: (req, res) => {
+          config.metrics?.timeResponse(res);
+          return endpoint.post(req, res);
+        },
+      },
+    ],
     [identity.metadataPath, { GET: (_req, res) => sendJson(res, 200, metadata) }],
   ]);
   const handler: Handler = (req, res) => {

@@ -104,7 +104,10 @@ describe('the MCP call (official SDK client)', () => {
       'invalid_token',
       'authentication',
     );
-    assert.match(err.message, /HTTP 401 .*WWW-Authenticate: Bearer error="invalid_token", resource_metadata="/);
+    assert.match(
+      err.message,
+      /HTTP 401 .*WWW-Authenticate: Bearer error="invalid_token", scope="notes:read notes:write", resource_metadata="/,
+    );
   });
 
   it('reports a JSON-RPC refusal (unknown tool) with the OAuth code of its data', async (t) => {

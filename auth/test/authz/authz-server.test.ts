@@ -42,7 +42,7 @@ describe('authz HTTP endpoints', () => {
     assert.equal(keys.length, 1);
     const [key] = keys;
     assert.deepEqual(Object.keys(key ?? {}).sort(), ['alg', 'crv', 'kid', 'kty', 'use', 'x', 'y']);
-    assert.equal(key?.kid, h.authz.signingKey.kid);
+    assert.equal(key?.kid, h.authz.signingKeys.current().signing.kid);
     assert.equal(key?.alg, 'ES256');
     assert.equal(key?.use, 'sig');
     assert.equal(key?.crv, 'P-256');

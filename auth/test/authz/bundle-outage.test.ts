@@ -3,12 +3,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { waitFor } from '@notegate/kit/testing';
 import { TOKEN_ENDPOINT_ERRORS } from '../../src/errors/token-endpoint-errors.js';
 import { FileBundleSource } from '../../src/spiffe/bundles/file-bundle-source.js';
 import type { AuthzHarness } from '../support/authz-fixtures.js';
 import { startHarness } from '../support/authz-fixtures.js';
 import { testKey } from '../support/svid-fixtures.js';
-import { waitFor } from '../support/wait-for.js';
 
 /** Posts fresh SVIDs until one gets `status`; returns that response's JSON body. */
 function untilStatus(h: AuthzHarness, status: number): Promise<Record<string, unknown>> {

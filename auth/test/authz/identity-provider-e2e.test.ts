@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import { describe, it } from 'node:test';
+import { waitFor } from '@notegate/kit/testing';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import type { KeyType } from '../../src/identity-provider/key-ring.js';
 import type { AuthzHarness } from '../support/authz-fixtures.js';
 import { ISSUER, RESOURCE_A, startHarness } from '../support/authz-fixtures.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { fastClient, heldKids, startProvider, streamedBundles, tempSocketDir } from '../support/provider-fixtures.js';
-import { waitFor } from '../support/wait-for.js';
 
 /**
  * The development identity provider over its real unix sockets: authz reads the JWT bundles from the

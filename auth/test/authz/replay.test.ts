@@ -1,9 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ReplayCache } from '../../src/authz/replay-cache.js';
+import { waitFor } from '@notegate/kit/testing';
+import { RedisReplayStore } from '../../src/authz/replay/redis-replay-store.js';
+import { ReplayCache } from '../../src/authz/replay/replay-cache.js';
 import { TOKEN_ENDPOINT_ERRORS } from '../../src/errors/token-endpoint-errors.js';
-import { startHarness } from '../support/authz-fixtures.js';
+import type { AuthzHarness } from '../support/authz-fixtures.js';
+import { ISSUER, startHarness } from '../support/authz-fixtures.js';
 import { ManualClock, START_MS } from '../support/manual-clock.js';
+import { freePort } from '../support/notes-server-fixture.js';
+import { localRedisConnection, startRedisServer } from '../support/redis-server.js';
 import { SUBJECT, signToken, testKey } from '../support/svid-fixtures.js';
 
 describe('replay, reject mode (default)', () => {
@@ -36,7 +41,7 @@ describe('replay, reject mode (default)', () => {
     assert.equal((await h.post(h.form(forged))).status, 401);
     assert.equal((await h.post(h.form(await h.svid({ jti: 'b', aud: 'http://elsewhere' })))).status, 401);
     assert.equal((await h.post(h.form(await h.svid({ jti: 'c', exp: h.clock.nowS + 900 })))).status, 401);
-    assert.equal(h.authz.replayCache.size, 0);
+    assert.equal(await h.authz.replayStore.liveEntries(), 0);
     for (const jti of ['a', 'b', 'c']) assert.equal((await h.post(h.form(await h.svid({ jti })))).status, 200);
   });
 
@@ -59,7 +64,7 @@ describe('replay, reject mode (default)', () => {
   it('answers 503 once 10,000 live entries are held, never evicting them, and recovers when they expire', async (t) => {
     const clock = new ManualClock();
     const cache = new ReplayCache({ clock: clock.now });
-    const h = await startHarness(t, { manualClock: clock, replayCache: cache });
+    const h = await startHarness(t, { manualClock: clock, replayStore: cache });
     // 9,999 real entries from earlier assertions of another workload, alive until exp + 30 s.
     for (let i = 0; i < 9_999; i++) cache.record(`spiffe://example.org/reader\njfill-${i}`, START_MS + 330_000);
     const last = h.form(await h.svid({ jti: 'ten-thousandth' }));
@@ -72,7 +77,7 @@ describe('replay, reject mode (default)', () => {
     assert.equal(full.headers.get('www-authenticate'), null);
     assert.deepEqual(await full.json(), {
       error: 'temporarily_unavailable',
-      error_description: TOKEN_ENDPOINT_ERRORS.ERR_REPLAY_CACHE_FULL.description,
+      error_description: TOKEN_ENDPOINT_ERRORS.ERR_REPLAY_STORE_FULL.description,
     });
     assert.match(String(h.lastAudit().reason), /^temporarily_unavailable: .*10000 live entries/);
     assert.equal(cache.size, 10_000);
@@ -120,9 +125,59 @@ describe('replay, allow-reuse-within-lifetime mode', () => {
     const h = await startHarness(t, {
       manualClock: clock,
       replayMode: 'allow-reuse-within-lifetime',
-      replayCache: cache,
+      replayStore: cache,
     });
     assert.equal((await h.post(h.form(await h.svid()))).status, 200);
+    assert.equal((await h.post(h.form(await h.svid()))).status, 200);
+    assert.equal(h.lastAudit().svid_uses, null);
+  });
+
+  it('counts the uses of one SVID across replicas that share a Redis store', async (t) => {
+    const redis = await startRedisServer(t);
+    const clock = new ManualClock(Date.now());
+    const harnesses: AuthzHarness[] = [];
+    for (const name of ['a', 'b']) {
+      const events: string[] = [];
+      const store = new RedisReplayStore({
+        connection: localRedisConnection(redis.port),
+        namespace: ISSUER,
+        clock: clock.now,
+        onEvent: (event) => events.push(event),
+      });
+      t.after(() => store.close());
+      await waitFor(`store ${name} to connect`, () => events.some((event) => event.endsWith(': connected')));
+      // One bundle key for both, as replicas of one service trust the same identity provider.
+      const key = harnesses[0]?.key;
+      harnesses.push(
+        await startHarness(t, {
+          manualClock: clock,
+          replayMode: 'allow-reuse-within-lifetime',
+          replayStore: store,
+          ...(key && { key }),
+        }),
+      );
+    }
+    const [a, b] = harnesses as [AuthzHarness, AuthzHarness];
+    const assertion = await a.svid({ jti: 'cached' });
+    assert.equal((await a.post(a.form(assertion))).status, 200);
+    assert.equal(a.lastAudit().svid_uses, 1);
+    assert.equal((await b.post(b.form(assertion))).status, 200);
+    assert.equal(b.lastAudit().svid_uses, 2);
+  });
+
+  it('keeps issuing when the shared store cannot be reached, with svid_uses null: this mode refuses nothing', async (t) => {
+    const clock = new ManualClock(Date.now());
+    const store = new RedisReplayStore({
+      connection: localRedisConnection(await freePort()),
+      namespace: ISSUER,
+      clock: clock.now,
+    });
+    t.after(() => store.close());
+    const h = await startHarness(t, {
+      manualClock: clock,
+      replayMode: 'allow-reuse-within-lifetime',
+      replayStore: store,
+    });
     assert.equal((await h.post(h.form(await h.svid()))).status, 200);
     assert.equal(h.lastAudit().svid_uses, null);
   });

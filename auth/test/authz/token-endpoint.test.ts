@@ -42,7 +42,7 @@ describe('POST /token issues', () => {
     assert.equal(body.scope, 'notes:read notes:write');
 
     const { payload, protectedHeader } = await verifyAccessToken(h, body.access_token, RESOURCE_A);
-    assert.deepEqual(protectedHeader, { alg: 'ES256', typ: 'at+jwt', kid: h.authz.signingKey.kid });
+    assert.deepEqual(protectedHeader, { alg: 'ES256', typ: 'at+jwt', kid: h.authz.signingKeys.current().signing.kid });
     const nowS = START_MS / 1000;
     assert.deepEqual(
       { ...payload, jti: undefined },

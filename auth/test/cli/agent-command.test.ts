@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { runCommand } from '@notegate/kit/cli';
-import { assertOptionsDocumented, unwrapHelp } from '@notegate/kit/testing';
+import { assertOptionsDocumented, capturedIo, unwrapHelp } from '@notegate/kit/testing';
 import { agentCommand } from '../../src/cli/agent-command.js';
 import { type AgentStack, startAgentStack } from '../support/agent-stack.js';
 import { Cleanups } from '../support/cleanups.js';
-import { capturedIo, runNotegate, TEST_PROGRAM } from '../support/cli-process.js';
+import { runNotegate, TEST_PROGRAM } from '../support/cli-process.js';
 import { freePort } from '../support/notes-server-fixture.js';
 import { ScriptedServer } from '../support/scripted-server.js';
 

@@ -6,12 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { describe, it } from 'node:test';
-import { unwrapHelp } from '@notegate/kit/testing';
+import { unwrapHelp, waitFor } from '@notegate/kit/testing';
 import { POLICY_YAML, RESOURCE_A, tokenForm } from '../support/authz-fixtures.js';
 import { runNotegate, startNotegate } from '../support/cli-process.js';
 import { fastClient, startProvider, tempSocketDir } from '../support/provider-fixtures.js';
 import { testKey } from '../support/svid-fixtures.js';
-import { waitFor } from '../support/wait-for.js';
 
 const ISSUER = 'http://127.0.0.1:8080';
 
@@ -47,6 +46,11 @@ describe('notegate authz', () => {
       /--max-svid-lifetime SECONDS .*\(default: 300\)/,
       /--svid-replay reject\|allow-reuse-within-lifetime .*\(default: reject\)/,
       /--audit-log FILE .*\(default: stderr\)/,
+      /--replay-store STORE .*NOTEGATE_REDIS_PASSWORD.*\(default: memory\)/,
+      /--replay-capacity N .*\(default: 10000 with memory, 1000000 with Redis\)/,
+      /--signing-keys FILE .*\(default: none; one key generated in memory at start\)/,
+      /--metrics-port PORT .*\(default: none: no metrics listener\)/,
+      /--metrics-host HOST .*loopback.*\(default: 127\.0\.0\.1\)/,
       /--max-connections N .*beyond them gets 503\. \(default: 512\)/,
       /--help/,
     ]) {
@@ -64,6 +68,24 @@ describe('notegate authz', () => {
       stderr,
       /bad\.yaml: grants\[0\]\.resources\[1\]\.scopes\[1\]: "bad scope" is not an RFC 6749 scope-token/,
     );
+  });
+
+  it('exits 2 naming the signing key file and its wrong entry', async (t) => {
+    const { dir, policy, bundle } = await workspace(t);
+    const keys = join(dir, 'keys.json');
+    await writeFile(keys, JSON.stringify({ keys: [{ kty: 'EC', crv: 'P-256' }] }));
+    const { code, stderr } = await authz([
+      '--issuer',
+      ISSUER,
+      '--policy',
+      policy,
+      '--jwt-bundle',
+      bundle,
+      '--signing-keys',
+      keys,
+    ]);
+    assert.equal(code, 2);
+    assert.match(stderr, /--signing-keys .*keys\.json: keys\[0\]\.x: /);
   });
 
   it('exits 2 naming both bundle sources when neither is given', async (t) => {
@@ -103,6 +125,13 @@ describe('notegate authz', () => {
       ],
       [['--issuer', ISSUER, ...base, '--audit-log', '/nonexistent-dir/audit.log'], /--audit-log: cannot open/],
       [['--issuer', ISSUER, ...base, '--verbose'], /unknown option --verbose/],
+      [['--issuer', ISSUER, ...base, '--replay-store', 'disk'], /--replay-store: 'disk' is not a URL/],
+      [['--issuer', ISSUER, ...base, '--replay-capacity', 'lots'], /--replay-capacity: 'lots' is not an integer/],
+      [['--issuer', ISSUER, ...base, '--metrics-port', '70000'], /--metrics-port: 70000 is out of range/],
+      [
+        ['--issuer', ISSUER, ...base, '--signing-keys', '/nonexistent/keys.json'],
+        /--signing-keys \/nonexistent\/keys\.json: cannot read/,
+      ],
     ];
     const results = await Promise.all(cases.map(([args]) => authz(args)));
     for (const [index, [args, message]] of cases.entries()) {

@@ -3,11 +3,10 @@ import { once } from 'node:events';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { unwrapHelp } from '@notegate/kit/testing';
+import { unwrapHelp, waitFor } from '@notegate/kit/testing';
 import { parseSvidLogLine } from '../../src/identity-provider/svid-log-line.js';
 import { runNotegate, startNotegate } from '../support/cli-process.js';
 import { fastClient, heldKids, streamedBundles, tempSocketDir } from '../support/provider-fixtures.js';
-import { waitFor } from '../support/wait-for.js';
 
 const WORKLOADS = `trust_domain: example.org
 workloads:

@@ -6,14 +6,14 @@ import { runNotegate } from '../support/cli-process.js';
 const VERSION: unknown = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')).version;
 
 describe('notegate', () => {
-  it('lists its five commands, each with a whole summary', async () => {
+  it('lists its seven commands, each with a whole summary', async () => {
     const { code, stdout } = await runNotegate(['--help']);
     assert.equal(code, 0);
     const commands = stdout.split('\n\n')[1] ?? '';
     const entries = commands.split(/\n(?= {2}\S)/).slice(1);
     assert.deepEqual(
       entries.map((entry) => entry.trim().split(/\s+/)[0]),
-      ['identity-provider', 'authz', 'notes-server', 'agent', 'demo'],
+      ['identity-provider', 'authz', 'notes-server', 'agent', 'proxy', 'token', 'demo'],
     );
     for (const entry of entries) assert.match(entry, /\.$/, `a whole sentence: ${entry}`);
   });

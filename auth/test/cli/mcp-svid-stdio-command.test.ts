@@ -6,13 +6,12 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { runCommand } from '@notegate/kit/cli';
-import { assertOptionsDocumented } from '@notegate/kit/testing';
+import { assertOptionsDocumented, capturedIo, spawnNode, waitFor } from '@notegate/kit/testing';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { mcpSvidStdioCommand } from '../../src/cli/mcp-svid-stdio-command.js';
 import { type AgentStack, startAgentStack } from '../support/agent-stack.js';
 import { Cleanups } from '../support/cleanups.js';
-import { capturedIo, spawnNode, TEST_PROGRAM } from '../support/cli-process.js';
-import { waitFor } from '../support/wait-for.js';
+import { TEST_PROGRAM } from '../support/cli-process.js';
 import { type ChildRecord, WRAPPER_CHILD } from '../support/wrapper-child.js';
 
 const WRAPPER_MAIN = fileURLToPath(new URL('../../src/cli/mcp-svid-stdio.js', import.meta.url));
@@ -79,7 +78,7 @@ describe('mcp-svid-stdio (a child process against the real deployment)', () => {
 
   it('forwards SIGTERM to the child and exits with its exit code', async () => {
     const run = await startWrapper([], childOf(['trap', '42']));
-    await waitFor('the child', () => existsSync(recordPath()), 10_000);
+    await waitFor('the child', () => existsSync(recordPath()));
     run.child.kill('SIGTERM');
     assert.equal(await run.exited, 42, run.output.stderr);
     assert.equal(record().signal, 'SIGTERM');
@@ -88,7 +87,7 @@ describe('mcp-svid-stdio (a child process against the real deployment)', () => {
 
   it('exits with 128 + 15 when the forwarded SIGTERM kills the child', async () => {
     const run = await startWrapper([], childOf(['wait']));
-    await waitFor('the child', () => existsSync(recordPath()), 10_000);
+    await waitFor('the child', () => existsSync(recordPath()));
     run.child.kill('SIGTERM');
     assert.equal(await run.exited, 143, run.output.stderr);
     assert.deepEqual(leftovers(), []);

@@ -32,9 +32,12 @@ describe('notegate notes-server', () => {
       '--port PORT',
       '--audit-log FILE',
       '--max-token-lifetime SECONDS',
+      '--metrics-port PORT',
+      '--metrics-host HOST',
       '--max-connections N',
     ]);
     assert.match(unwrapHelp(result.stdout), /--max-token-lifetime SECONDS .*\(default: 900\)/);
+    assert.match(unwrapHelp(result.stdout), /--metrics-host HOST .*loopback.*\(default: 127\.0\.0\.1\)/);
     assert.match(result.stdout, /^ {2}--help /m);
     assert.match(unwrapHelp(result.stdout), /--name NAME .*\(default: notes\)/);
     assert.match(
@@ -73,6 +76,7 @@ describe('notegate notes-server', () => {
     ],
     ['a bad name', [...REQUIRED, '--name', 'has space'], /--name: 'has space' is not allowed/],
     ['an unknown option', [...REQUIRED, '--verbose'], /unknown option --verbose/],
+    ['a bad metrics port', [...REQUIRED, '--metrics-port', 'x'], /--metrics-port: 'x' is not an integer/],
     ['an unwritable audit log', [...REQUIRED, '--audit-log', '/proc/nope/audit.log'], /--audit-log: cannot open/],
   ];
   it('exits 2 naming the problem for each bad start', async () => {

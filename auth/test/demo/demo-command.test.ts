@@ -1,21 +1,15 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { describe, it } from 'node:test';
-import { promisify } from 'node:util';
-import { assertOptionsDocumented } from '@notegate/kit/testing';
-import { MAIN, runNotegate, spawnNode } from '../support/cli-process.js';
-import { waitFor } from '../support/wait-for.js';
+import { assertOptionsDocumented, descendants, runInGroup, spawnNode, waitFor } from '@notegate/kit/testing';
+import { MAIN, runNotegate } from '../support/cli-process.js';
 
 /** The process checks walk /proc. */
 const PROC = { skip: process.platform !== 'linux' && 'reads /proc' };
-
-/** Ours: the issue's bound for the whole demo on this machine. */
-const DEMO_LIMIT_MS = 20_000;
 
 /** A private TMPDIR for one demo run: whatever the demo leaves behind shows up in it. */
 async function privateTmp(t: TestContext): Promise<string> {
@@ -26,34 +20,6 @@ async function privateTmp(t: TestContext): Promise<string> {
 
 function startDemo(t: TestContext, tmp: string, ...args: string[]) {
   return spawnNode(t, [MAIN, 'demo', ...args], { ...process.env, TMPDIR: tmp, NO_COLOR: '' });
-}
-
-/** Every process below `pid` (by walking /proc), so the test can check that none survives. */
-function descendants(pid: number): number[] {
-  const parents = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      // /proc/<pid>/stat: "pid (comm) state ppid …"; comm may hold spaces, so split after the last ')'.
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      parents.set(Number(entry), ppid);
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  const found: number[] = [];
-  const queue = [pid];
-  while (queue.length > 0) {
-    const parent = queue.shift();
-    for (const [child, ppid] of parents) {
-      if (ppid === parent) {
-        found.push(child);
-        queue.push(child);
-      }
-    }
-  }
-  return found;
 }
 
 /** Processes whose command line mentions `text` (the demo's children all name its folder). */
@@ -80,14 +46,11 @@ function alive(pid: number): boolean {
 }
 
 describe('notegate demo (a child process, the whole deployment on loopback)', () => {
-  it('runs the four scenarios, all PASS, exit 0, well under 20 s, and leaves nothing behind', async (t) => {
+  it('runs the four scenarios, all PASS, exit 0, and leaves nothing behind', async (t) => {
     const tmp = await privateTmp(t);
-    const startedMs = Date.now();
     const { output, exited } = startDemo(t, tmp, '--no-color');
     const code = await exited;
-    const elapsedMs = Date.now() - startedMs;
     assert.equal(code, 0, output.stdout + output.stderr);
-    assert.ok(elapsedMs < DEMO_LIMIT_MS, `took ${elapsedMs} ms`);
     for (const title of ['Allowed', 'Insufficient scope', 'Stolen token', 'Untrusted issuer']) {
       assert.match(output.stdout, new RegExp(`^PASS  ${title} \\(`, 'm'));
     }
@@ -110,7 +73,7 @@ describe('notegate demo (a child process, the whole deployment on loopback)', ()
       const tmp = await privateTmp(t);
       const { child, output, exited } = startDemo(t, tmp);
       const pid = child.pid ?? 0;
-      await waitFor('the first scenario', () => output.stdout.includes('━━ 1/4'), DEMO_LIMIT_MS);
+      await waitFor('the first scenario', () => output.stdout.includes('━━ 1/4'));
       const started = descendants(pid);
       // The identity provider, authz and three notes servers at least (an agent run may be under way).
       assert.ok(started.length >= 5, `descendants: ${started.join(', ')}`);
@@ -130,7 +93,7 @@ describe('notegate demo (a child process, the whole deployment on loopback)', ()
   it('on SIGINT during start-up also exits 130 and leaves nothing behind', PROC, async (t) => {
     const tmp = await privateTmp(t);
     const { child, output, exited } = startDemo(t, tmp);
-    await waitFor('the banner', () => output.stdout.includes('notegate demo'), DEMO_LIMIT_MS);
+    await waitFor('the banner', () => output.stdout.includes('notegate demo'));
     child.kill('SIGINT');
     assert.equal(await exited, 130, output.stderr);
     assert.doesNotMatch(output.stdout, /━━ 1\/4/);
@@ -141,18 +104,30 @@ describe('notegate demo (a child process, the whole deployment on loopback)', ()
   it('--keep-running prints agent lines that work as printed, and SIGTERM then stops everything', PROC, async (t) => {
     const tmp = await privateTmp(t);
     const { child, output, exited } = startDemo(t, tmp, '--keep-running');
-    await waitFor('the hand-call lines', () => output.stdout.includes('Ctrl-C stops everything'), DEMO_LIMIT_MS);
+    await waitFor('the hand-call lines', () => output.stdout.includes('Ctrl-C stops everything'));
     const lines = output.stdout.split('\n').map((line) => line.trim());
     const byEnv = lines.find((line) => line.startsWith('SPIFFE_ENDPOINT_SOCKET=unix://'));
     const refused = lines.find((line) => line.startsWith('npx notegate agent') && line.includes('--steal-token'));
     assert.ok(byEnv && refused, output.stdout);
     // As a user would paste them, with this build's entry point instead of npx.
     const asBuilt = (line: string) => line.replace('npx notegate', `${process.execPath} ${MAIN}`);
-    const shell = (line: string) => promisify(execFile)('sh', ['-c', asBuilt(line)]);
+    const shell = async (line: string) => {
+      const run = await runInGroup(t, 'sh', ['-c', asBuilt(line)]);
+      assert.equal(run.code, 0, run.stderr);
+      return run;
+    };
     const written = await shell(byEnv);
     assert.equal(JSON.parse(written.stdout).structuredContent.created, true);
     const stolen = await shell(refused);
     assert.equal(JSON.parse(stolen.stdout.trim().split('\n')[1] ?? '{}').status, 401);
+    // The metrics of the four servers, on loopback: authz counted the tokens it issued.
+    const metricsUrls = [...output.stdout.matchAll(/curl -s (http:\/\/127\.0\.0\.1:\d+\/metrics)/g)].map((m) => m[1]);
+    assert.equal(metricsUrls.length, 4, output.stdout);
+    const authzMetrics = await (await fetch(String(metricsUrls[0]))).text();
+    assert.match(
+      authzMetrics,
+      /^notegate_decisions_total\{component="authz",decision="allow",reason="issued"\} [1-9]/m,
+    );
 
     const running = descendants(child.pid ?? 0);
     child.kill('SIGTERM');

@@ -16,6 +16,7 @@ function deployment(overrides: Partial<ScenarioDeployment> = {}): ScenarioDeploy
     name,
     resource: `http://127.0.0.1:${port}/mcp`,
     issuer: 'http://127.0.0.1:9000',
+    metricsUrl: `http://127.0.0.1:${port + 100}/metrics`,
   });
   return {
     notesA: server('notes-a', 9001),

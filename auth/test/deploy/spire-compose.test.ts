@@ -10,10 +10,12 @@ import { parse } from 'yaml';
 import { REPLAY_MODES } from '../../src/authz/check-replay.js';
 import { agentCommand } from '../../src/cli/agent-command.js';
 import { authzCommand } from '../../src/cli/authz-command.js';
+import { authzKeygenCommand } from '../../src/cli/authz-keygen-command.js';
 import { demoCommand } from '../../src/cli/demo-command.js';
 import { identityProviderCommand } from '../../src/cli/identity-provider-command.js';
 import { mcpSvidStdioCommand } from '../../src/cli/mcp-svid-stdio-command.js';
 import { notesServerCommand } from '../../src/cli/notes-server-command.js';
+import { parseReplayStore } from '../../src/cli/replay-store-option.js';
 import { parsePolicy } from '../../src/policy/policy-file.js';
 import { parseSpiffeId } from '../../src/spiffe/spiffe-id.js';
 import { parseWorkloadApiAddress } from '../../src/spiffe/workload-api/address.js';
@@ -37,6 +39,7 @@ const NOTEGATE_IMAGE = 'notegate:local';
 const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
   ['notegate identity-provider', identityProviderCommand()],
   ['notegate authz', authzCommand()],
+  ['notegate authz keygen', authzKeygenCommand()],
   ['notegate notes-server', notesServerCommand],
   ['notegate agent', agentCommand()],
   ['notegate demo', demoCommand()],
@@ -109,10 +112,12 @@ const URL_FLAGS = ['issuer', 'resource', 'jwks-uri', 'trusted-issuer', 'steal-to
  */
 function checkCommandLine(executable: string, argv: readonly string[], where: string): string {
   const [sub = '', ...rest] = argv;
-  const key = executable === 'notegate' ? `notegate ${sub}` : executable;
+  // `notegate authz keygen …`: a command under a command.
+  const nested = executable === 'notegate' && COMMANDS.has(`notegate ${sub} ${rest[0]}`);
+  const key = executable !== 'notegate' ? executable : nested ? `notegate ${sub} ${rest[0]}` : `notegate ${sub}`;
   const command = COMMANDS.get(key);
   assert.ok(command, `${where}: '${key}' is a command we ship`);
-  const args = executable === 'notegate' ? rest : argv;
+  const args = executable !== 'notegate' ? argv : nested ? rest.slice(1) : rest;
   const spec: OptionsSpec = command.options;
   assert.doesNotThrow(
     () => parseCommandLine(spec, args, { acceptsRest: command.acceptsRest ?? false }),
@@ -125,6 +130,8 @@ function checkCommandLine(executable: string, argv: readonly string[], where: st
     if (name === 'workload-api') parseWorkloadApiAddress(value, word);
     if (name === 'port') parsePort(word, value);
     if (name === 'svid-replay') assert.ok((REPLAY_MODES as readonly string[]).includes(value), `${where}: ${value}`);
+    if (name === 'replay-store') parseReplayStore(word, value, undefined);
+    if (name === 'metrics-port') parsePort(word, value);
   }
   return key;
 }
@@ -134,7 +141,7 @@ function notegateCommands(services: Map<string, Service>) {
   return [...services.values()].filter((service) => service.image === NOTEGATE_IMAGE && service.command !== undefined);
 }
 
-/** `name=(notegate … )` lines of scenarios.sh: every command line the script runs, words resolved. */
+/** `name=(notegate … )` lines of a script (scenarios.sh, keys.sh): every command line it runs, words resolved. */
 function scenarioCommandLines(script: string) {
   const variables = shellAssignments(script);
   return [...script.matchAll(/^\s*(\w+)=\(((?:notegate|mcp-svid-stdio) .*)\)$/gm)].map(([, name = '', line = '']) => {
@@ -159,7 +166,8 @@ describe('deploy/spire (Compose file, configs and scripts, checked without a con
     assert.ok(found, `service ${name}`);
     return found;
   };
-  const authzArgs = service('authz').command ?? [];
+  const REPLICAS = ['authz-1', 'authz-2'];
+  const authzArgs = service('authz-1').command ?? [];
   const issuer = flag(authzArgs, 'issuer') ?? '';
 
   it('pins SPIRE server and agent 1.15.3, in compose.yaml and in the Dockerfile', () => {
@@ -179,6 +187,7 @@ describe('deploy/spire (Compose file, configs and scripts, checked without a con
   it('every notegate command line of every service parses with that command’s real options', () => {
     const checked = notegateCommands(services).map((s) => checkCommandLine('notegate', s.command ?? [], s.name));
     assert.deepEqual(checked.sort(), [
+      'notegate authz',
       'notegate authz',
       'notegate notes-server',
       'notegate notes-server',
@@ -218,9 +227,12 @@ describe('deploy/spire (Compose file, configs and scripts, checked without a con
   });
 
   it('authz reads bundles from the SPIRE agent and allows SVID reuse (the agent caches SVIDs without jti)', () => {
-    assert.equal(flag(authzArgs, 'svid-replay'), 'allow-reuse-within-lifetime');
-    assert.equal(flag(authzArgs, 'jwt-bundle'), undefined);
-    assert.ok(flag(authzArgs, 'workload-api'));
+    for (const name of REPLICAS) {
+      const args = service(name).command ?? [];
+      assert.equal(flag(args, 'svid-replay'), 'allow-reuse-within-lifetime', name);
+      assert.equal(flag(args, 'jwt-bundle'), undefined, name);
+      assert.ok(flag(args, 'workload-api'), name);
+    }
     for (const name of ['notes-a', 'notes-b']) {
       const args = service(name).command ?? [];
       assert.equal(flag(args, 'issuer'), issuer, `${name} trusts authz`);
@@ -237,16 +249,17 @@ describe('deploy/spire (Compose file, configs and scripts, checked without a con
     const agentMount = service('spire-agent').volumes.find((volume) => volume.target === posix.dirname(socketPath));
     assert.ok(agentMount, `spire-agent mounts a volume at ${posix.dirname(socketPath)}`);
     const socketVolume = agentMount.source;
-    for (const name of ['authz', 'reader', 'agent']) {
+    for (const name of [...REPLICAS, 'reader', 'agent']) {
       const mount = service(name).volumes.find((volume) => volume.source === socketVolume);
       assert.ok(mount, `${name} mounts ${socketVolume}`);
-      const address =
-        name === 'authz' ? flag(authzArgs, 'workload-api') : service(name).environment.SPIFFE_ENDPOINT_SOCKET;
+      const address = REPLICAS.includes(name)
+        ? flag(service(name).command ?? [], 'workload-api')
+        : service(name).environment.SPIFFE_ENDPOINT_SOCKET;
       assert.equal(address, `unix://${posix.join(mount.target, posix.basename(socketPath))}`, name);
     }
   });
 
-  it('registers each workload by a container label that exactly one service carries', () => {
+  it('registers each workload by a container label that its services carry (both authz replicas are authz)', () => {
     const entries = registrations(read('setup.sh'));
     assert.match(read('setup.sh'), new RegExp(`^LABEL=${LABEL.replace(/\./g, '\\.')}$`, 'm'));
     assert.deepEqual(entries.map((entry) => entry.label).sort(), ['agent', 'authz', 'reader']);
@@ -255,17 +268,22 @@ describe('deploy/spire (Compose file, configs and scripts, checked without a con
       const carriers = [...services.values()].filter((s) => s.labels[LABEL] === label);
       assert.deepEqual(
         carriers.map((s) => s.name),
-        [label],
+        label === 'authz' ? REPLICAS : [label],
         `docker:label:${LABEL}:${label}`,
       );
     }
     const labelled = [...services.values()].filter((s) => s.labels[LABEL] !== undefined).map((s) => s.name);
-    assert.deepEqual(labelled.sort(), ['agent', 'authz', 'reader']);
+    assert.deepEqual(labelled.sort(), ['agent', ...REPLICAS, 'reader']);
   });
 
   it('grants in policy.yaml name registered identities and the notes servers’ resources', () => {
-    assert.equal(flag(authzArgs, 'policy'), '/deploy/policy.yaml');
-    assert.ok(service('authz').volumes.some((v) => v.source === '.' && v.target === '/deploy'));
+    for (const name of REPLICAS) {
+      assert.equal(flag(service(name).command ?? [], 'policy'), '/deploy/policy.yaml', name);
+      assert.ok(
+        service(name).volumes.some((v) => v.source === '.' && v.target === '/deploy'),
+        name,
+      );
+    }
     const policy = parsePolicy(read('policy.yaml'), 'deploy/spire/policy.yaml');
     const registered = new Set(registrations(read('setup.sh')).map((entry) => entry.spiffeId));
     const resource = (name: string) => flag(service(name).command ?? [], 'resource') ?? '';
@@ -311,5 +329,58 @@ describe('deploy/spire (Compose file, configs and scripts, checked without a con
       read('untrusted-issuer.mjs'),
     )?.[1];
     assert.ok(imported && existsSync(posix.join(ROOT, imported)), 'untrusted-issuer.mjs imports a module of the image');
+  });
+
+  it('runs two authz replicas behind one issuer, with one Redis store, one key file and an audit file each', () => {
+    const compose = parse(read('compose.yaml'), { merge: true }) as {
+      services: Record<string, Record<string, unknown>>;
+    };
+    const commands = REPLICAS.map((name) => service(name).command ?? []);
+    const without = (args: readonly string[], name: string) => {
+      const index = args.indexOf(`--${name}`);
+      return [...args.slice(0, index), ...args.slice(index + 2)];
+    };
+    // The same command line but for the audit file, which is the replica's own.
+    assert.deepEqual(without(commands[0] ?? [], 'audit-log'), without(commands[1] ?? [], 'audit-log'));
+    assert.deepEqual(
+      commands.map((args) => flag(args, 'audit-log')),
+      ['/var/log/notegate/authz-1.log', '/var/log/notegate/authz-2.log'],
+    );
+    // Both answer to the issuer's host name: the network alias is what the issuer URL names.
+    for (const name of REPLICAS) {
+      assert.deepEqual(compose.services[name]?.networks, { demo: { aliases: [new URL(issuer).hostname] } }, name);
+    }
+    assert.equal(new URL(issuer).hostname, 'authz');
+    assert.equal(services.has('authz'), false, 'no service is called authz itself: the name is the alias');
+
+    const store = parseReplayStore('--replay-store', flag(authzArgs, 'replay-store') ?? '', undefined);
+    assert.equal(store.kind, 'redis');
+    assert.equal(store.kind === 'redis' && store.connection.host, 'redis');
+    assert.match(service('redis').image, /^redis:\d+\.\d+\.\d+-alpine$/, 'a pinned Redis image');
+    for (const name of REPLICAS) {
+      assert.ok(service(name).dependsOn.includes('redis'), `${name} waits for redis`);
+      assert.ok(service(name).dependsOn.includes('authz-keys'), `${name} waits for its key file`);
+      assert.equal(
+        flag(service(name).command ?? [], 'metrics-host'),
+        '0.0.0.0',
+        `${name} metrics reachable in the network`,
+      );
+    }
+
+    // keys.sh writes the key file once, where both replicas read it, with a command line keygen takes.
+    const keysScript = read('keys.sh');
+    const keygen = scenarioCommandLines(keysScript);
+    assert.equal(keygen.length, 1);
+    const [line] = keygen;
+    assert.equal(line && checkCommandLine(line.executable, line.argv, 'keys.sh'), 'notegate authz keygen');
+    const keyFile = flag(line?.argv ?? [], 'out') ?? '';
+    assert.equal(flag(authzArgs, 'signing-keys'), keyFile);
+    const keyVolume = service('authz-keys').volumes.find((v) => v.target === posix.dirname(keyFile))?.source;
+    assert.ok(keyVolume, 'authz-keys mounts the key folder');
+    for (const name of REPLICAS) {
+      const mounted: Service['volumes'][number] | undefined = service(name).volumes.find((v) => v.source === keyVolume);
+      assert.deepEqual(mounted, { source: keyVolume, target: posix.dirname(keyFile), readOnly: true }, name);
+    }
+    assert.match(read('Dockerfile'), new RegExp(`${posix.dirname(keyFile).replace(/\//g, '\\/')}`));
   });
 });

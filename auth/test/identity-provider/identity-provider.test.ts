@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { waitFor } from '@notegate/kit/testing';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { SvidError } from '../../src/spiffe/svid/svid-error.js';
 import { verifyJwtSvid } from '../../src/spiffe/svid/verify-jwt-svid.js';
 import { WorkloadApiError } from '../../src/spiffe/workload-api/errors.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { fastClient, heldKids, startProvider, streamedBundles, tempSocketDir } from '../support/provider-fixtures.js';
-import { waitFor } from '../support/wait-for.js';
 
 const AUDIENCE = 'http://127.0.0.1:8080';
 
@@ -122,7 +122,7 @@ describe('development identity provider with the Workload API client', () => {
 
     const second = await startProvider(t, { socketDir });
     const secondKids = second.bundle().keys.map((key) => ('kid' in key ? key.kid : ''));
-    await waitFor('the restarted provider bundle', () => String(heldKids(bundles)) === String(secondKids), 10_000);
+    await waitFor('the restarted provider bundle', () => String(heldKids(bundles)) === String(secondKids));
     const { svid } = await client.fetchJwtSvid({ audience: AUDIENCE });
     await verifyJwtSvid(svid, { bundles, audience: AUDIENCE });
   });

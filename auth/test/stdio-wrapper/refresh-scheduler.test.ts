@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { transportFailed } from '../../src/agent/agent-errors.js';
+import { refreshDelayMs } from '../../src/agent/token-refresh.js';
 import type { AccessToken } from '../../src/agent/token-request.js';
-import { RefreshScheduler, refreshDelayMs } from '../../src/stdio-wrapper/refresh-scheduler.js';
+import { RefreshScheduler } from '../../src/stdio-wrapper/refresh-scheduler.js';
 import { FakeTimers } from '../support/fake-timers.js';
 import { ManualClock } from '../support/manual-clock.js';
 

@@ -6,13 +6,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { describe, it } from 'node:test';
+import { waitFor } from '@notegate/kit/testing';
 import { refused, transportFailed } from '../../src/agent/agent-errors.js';
 import type { AccessToken } from '../../src/agent/token-request.js';
 import type { WrapperConfig } from '../../src/stdio-wrapper/run-wrapper.js';
 import { runWrapper } from '../../src/stdio-wrapper/run-wrapper.js';
 import { FakeTimers } from '../support/fake-timers.js';
 import { ManualClock } from '../support/manual-clock.js';
-import { waitFor } from '../support/wait-for.js';
 import { type ChildRecord, WRAPPER_CHILD } from '../support/wrapper-child.js';
 
 /**

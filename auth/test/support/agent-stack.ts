@@ -8,6 +8,7 @@ import { startAuthz } from '../../src/authz/authz-server.js';
 import type { DevelopmentIdentityProvider } from '../../src/identity-provider/identity-provider.js';
 import { createNotesServer } from '../../src/mcp-server/notes-server.js';
 import { parsePolicy } from '../../src/policy/policy-file.js';
+import { fixedPolicy } from '../../src/policy/policy-source.js';
 import type { WorkloadApiClient } from '../../src/spiffe/workload-api/client.js';
 import type { Registrar } from './cleanups.js';
 import { CountingProxy } from './counting-proxy.js';
@@ -41,20 +42,38 @@ export interface AgentStack {
   readonly notesB: StackNotesServer;
   /** Misconfigured: its key set URL answers 404, so every token is refused with 401 invalid_token. */
   readonly notesC: StackNotesServer;
+  /**
+   * A resource the policy grants the agent (notes:read, notes:write) where nothing listens: tests put
+   * their own server there (`startNotes`, or a scripted one).
+   */
+  readonly spare: { readonly resource: string; readonly port: number };
+  /** The stack's private temporary directory. */
+  readonly dir: string;
   /** A Workload API client as the agent workload, closed with the registrar. */
   agentSvidSource(registrar: Registrar): WorkloadApiClient;
 }
 
-export async function startAgentStack(registrar: Registrar): Promise<AgentStack> {
+export interface AgentStackOptions {
+  /** The lifetime of the access tokens authz mints (default: the fixed 300 s). */
+  readonly accessTokenLifetimeS?: number;
+  /** The identity provider's clock: one in the past makes it mint SVIDs that are already expired. */
+  readonly providerClock?: () => number;
+}
+
+export async function startAgentStack(registrar: Registrar, options: AgentStackOptions = {}): Promise<AgentStack> {
   const dir = await mkdtemp(join(tmpdir(), 'notegate-agent-stack-'));
   registrar.after(() => rm(dir, { recursive: true, force: true }));
-  const provider = await startProvider(registrar, { socketDir: join(dir, 'sockets') });
+  const provider = await startProvider(registrar, {
+    socketDir: join(dir, 'sockets'),
+    ...(options.providerClock && { clock: options.providerClock }),
+  });
   const bundles = streamedBundles(registrar, fastClient(registrar, provider.socketPath('authz')));
   await bundles.ready(5_000);
 
-  const [portA, portB, portC] = [await freePort(), await freePort(), await freePort()];
+  const [portA, portB, portC, portD] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const resourceOf = (port: number) => `http://127.0.0.1:${port}/mcp`;
   const [resourceA, resourceB, resourceC] = [resourceOf(portA), resourceOf(portB), resourceOf(portC)];
+  const spare = { resource: resourceOf(portD), port: portD };
   let authzUrl = new URL('http://127.0.0.1:1');
   const issuerProxy = await CountingProxy.start(() => authzUrl);
   registrar.after(() => issuerProxy.close());
@@ -62,13 +81,14 @@ export async function startAgentStack(registrar: Registrar): Promise<AgentStack>
   const authzAudit: string[] = [];
   const authz = await startAuthz({
     issuer,
-    policy: parsePolicy(policyYaml(resourceA, resourceB, resourceC), 'agent stack policy'),
+    policy: fixedPolicy(parsePolicy(policyYaml(resourceA, resourceB, resourceC, spare.resource), 'agent stack policy')),
     bundles,
     replayMode: 'reject',
     maxSvidLifetimeS: 300,
     host: '127.0.0.1',
     port: 0,
     audit: new AuditLog((line) => authzAudit.push(line)),
+    ...(options.accessTokenLifetimeS !== undefined && { accessTokenLifetimeS: options.accessTokenLifetimeS }),
   });
   registrar.after(() => authz.close());
   authzUrl = authz.url;
@@ -87,11 +107,13 @@ export async function startAgentStack(registrar: Registrar): Promise<AgentStack>
     notesA,
     notesB,
     notesC,
+    spare,
+    dir,
     agentSvidSource: (r) => fastClient(r, provider.socketPath('agent')),
   };
 }
 
-function policyYaml(resourceA: string, resourceB: string, resourceC: string): string {
+function policyYaml(resourceA: string, resourceB: string, resourceC: string, resourceD: string): string {
   return `trust_domain: example.org
 grants:
   - spiffe_id: spiffe://example.org/agent
@@ -102,10 +124,13 @@ grants:
         scopes: [notes:read]
       - resource: ${resourceC}
         scopes: [notes:read]
+      - resource: ${resourceD}
+        scopes: [notes:read, notes:write]
 `;
 }
 
-async function startNotes(
+/** A notes server of the stack's issuer on `port`, its audit lines kept; `stop()` closes it early (it may be started again). */
+export async function startNotes(
   registrar: Registrar,
   name: string,
   resource: string,
@@ -113,7 +138,7 @@ async function startNotes(
   issuer: string,
   jwksUri: string,
   dir: string,
-): Promise<StackNotesServer> {
+): Promise<StackNotesServer & { stop(): Promise<void> }> {
   const auditLines: string[] = [];
   const notesDir = join(dir, name);
   const notes = await createNotesServer({
@@ -125,9 +150,11 @@ async function startNotes(
     audit: new AuditLog((line) => auditLines.push(line)),
   });
   await listen(notes.server, '127.0.0.1', port);
-  registrar.after(async () => {
-    await notes.close();
-    await closeServer(notes.server);
-  });
-  return { name, resource, notesDir, auditLines };
+  let stopped: Promise<void> | undefined;
+  const stop = () => {
+    stopped ??= notes.close().then(() => closeServer(notes.server));
+    return stopped;
+  };
+  registrar.after(stop);
+  return { name, resource, notesDir, auditLines, stop };
 }

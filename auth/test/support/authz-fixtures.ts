@@ -5,6 +5,7 @@ import type { AuthzOptions, RunningAuthz } from '../../src/authz/authz-server.js
 import { startAuthz } from '../../src/authz/authz-server.js';
 import { JWT_SPIFFE_ASSERTION_TYPE } from '../../src/oauth/spiffe-client-auth.js';
 import { parsePolicy } from '../../src/policy/policy-file.js';
+import { fixedPolicy } from '../../src/policy/policy-source.js';
 import type { JwtBundleSource } from '../../src/spiffe/bundles/jwt-bundle-source.js';
 import { ManualClock } from './manual-clock.js';
 import type { TestKey } from './svid-fixtures.js';
@@ -66,7 +67,7 @@ export async function startHarness(t: TestContext, options: HarnessOptions = {})
   const audit: string[] = [];
   const authz = await startAuthz({
     issuer: ISSUER,
-    policy: parsePolicy(POLICY_YAML, 'test policy'),
+    policy: fixedPolicy(parsePolicy(POLICY_YAML, 'test policy')),
     replayMode: 'reject',
     maxSvidLifetimeS: 300,
     host: '127.0.0.1',

@@ -1,7 +1,6 @@
-/** Something that runs cleanups later: a TestContext, or a `Cleanups` for suite-level fixtures. */
-export interface Registrar {
-  after(fn: () => unknown): void;
-}
+import type { Registrar } from '@notegate/kit/testing';
+
+export type { Registrar };
 
 /** Cleanups registered in a `before` hook and run, last first, in the matching `after` hook. */
 export class Cleanups implements Registrar {

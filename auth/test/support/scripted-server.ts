@@ -13,12 +13,19 @@ export class ScriptedServer {
   readonly url: URL;
   readonly requests: { method: string; path: string; body: string }[] = [];
   readonly #routes = new Map<string, ScriptedHandler>();
+  #close: () => Promise<void> = async () => undefined;
 
   private constructor(url: URL) {
     this.url = url;
   }
 
-  static async start(t: Pick<TestContext, 'after'>): Promise<ScriptedServer> {
+  /** Stops listening (also done after the test), so another server may take the port. */
+  close(): Promise<void> {
+    return this.#close();
+  }
+
+  /** Listens on 127.0.0.1:`port` (0: any free port). */
+  static async start(t: Pick<TestContext, 'after'>, port = 0): Promise<ScriptedServer> {
     let self: ScriptedServer | undefined;
     const server = createServer(async (req, res) => {
       const body = (await readBody(req, 1024 * 1024)).toString('utf8');
@@ -28,8 +35,13 @@ export class ScriptedServer {
       if (handler) handler(req, res, body);
       else sendJson(res, 404, { error: 'not_found' });
     });
-    self = new ScriptedServer(await listen(server, '127.0.0.1', 0));
-    t.after(() => closeServer(server));
+    self = new ScriptedServer(await listen(server, '127.0.0.1', port));
+    let closed: Promise<void> | undefined;
+    self.#close = () => {
+      closed ??= closeServer(server);
+      return closed;
+    };
+    t.after(() => self?.close());
     return self;
   }
 

@@ -10,6 +10,8 @@ import { twoColumns, wrapWords } from './help-text.js';
 export interface CommandEntry {
   readonly summary: string;
   readonly load: () => Promise<Command>;
+  /** Commands under this one (`notegate authz keygen`), chosen by the first word after its name. */
+  readonly subcommands?: ReadonlyMap<string, CommandEntry>;
 }
 
 /**
@@ -37,6 +39,8 @@ export async function runSubcommand(
     io.stderr(`${program.name}: unknown command '${name}'\n\n${topLevelHelp(program, commands, io.columns)}`);
     return EXIT.usage;
   }
+  const sub = rest[0] === undefined ? undefined : entry.subcommands?.get(rest[0]);
+  if (sub) return runCommand(await sub.load(), rest.slice(1), program, io);
   return runCommand(await entry.load(), rest, program, io);
 }
 

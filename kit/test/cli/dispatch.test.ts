@@ -1,24 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Command, CommandIo } from '../../src/cli/command.js';
+import type { Command } from '../../src/cli/command.js';
 import type { CommandEntry } from '../../src/cli/dispatch.js';
 import { runSubcommand } from '../../src/cli/dispatch.js';
+import { capturedIo } from '../../src/testing/captured-io.js';
 
 const PROGRAM = { name: 'tool', version: '1.2.3' };
-
-function capture() {
-  const output = { stdout: '', stderr: '' };
-  const io: CommandIo = {
-    stdout: (text) => {
-      output.stdout += text;
-    },
-    stderr: (text) => {
-      output.stderr += text;
-    },
-    columns: 60,
-  };
-  return { io, output };
-}
 
 function commands(loaded: string[], ran: string[]): Map<string, CommandEntry> {
   const entry = (name: string, summary: string): CommandEntry => ({
@@ -48,13 +35,13 @@ describe('runSubcommand', () => {
   it('loads only the module of the command it runs', async () => {
     const loaded: string[] = [];
     const ran: string[] = [];
-    assert.equal(await runSubcommand(PROGRAM, commands(loaded, ran), ['two'], capture().io), 0);
+    assert.equal(await runSubcommand(PROGRAM, commands(loaded, ran), ['two'], capturedIo(60).io), 0);
     assert.deepEqual([loaded, ran], [['two'], ['two']]);
   });
 
   it('prints the help from the summaries alone, wrapped and never cut', async () => {
     const loaded: string[] = [];
-    const { io, output } = capture();
+    const { io, output } = capturedIo(60);
     assert.equal(await runSubcommand(PROGRAM, commands(loaded, []), ['--help'], io), 0);
     assert.deepEqual(loaded, []);
     assert.match(output.stdout, /^ {2}one {2}The first command\.$/m);
@@ -67,20 +54,20 @@ describe('runSubcommand', () => {
 
   it('prints the version without loading any command, and for a subcommand', async () => {
     const loaded: string[] = [];
-    const top = capture();
+    const top = capturedIo(60);
     assert.equal(await runSubcommand(PROGRAM, commands(loaded, []), ['--version'], top.io), 0);
     assert.equal(top.output.stdout, 'tool 1.2.3\n');
     assert.deepEqual(loaded, []);
-    const sub = capture();
+    const sub = capturedIo(60);
     assert.equal(await runSubcommand(PROGRAM, commands(loaded, []), ['one', '--version'], sub.io), 0);
     assert.equal(sub.output.stdout, 'tool 1.2.3\n');
   });
 
   it('exits 2 with the help for no command, and names an unknown command', async () => {
-    const none = capture();
+    const none = capturedIo(60);
     assert.equal(await runSubcommand(PROGRAM, commands([], []), [], none.io), 2);
     assert.match(none.output.stdout, /^Usage: tool <command>/);
-    const unknown = capture();
+    const unknown = capturedIo(60);
     assert.equal(await runSubcommand(PROGRAM, commands([], []), ['four'], unknown.io), 2);
     assert.match(unknown.output.stderr, /^tool: unknown command 'four'/);
   });

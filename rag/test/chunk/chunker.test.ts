@@ -94,7 +94,7 @@ describe('chunkNote', () => {
   });
 
   for (const id of [E5_SMALL, MINILM]) {
-    it(`fits ${id}'s window as its real tokenizer counts, prefix included`, async () => {
+    it(`fits ${id}'s window as its tokenizer counts, prefix included`, async () => {
       const embedder = await sharedEmbedder(id);
       const spec = model(id);
       const real = chunkerSettingsFor(spec);

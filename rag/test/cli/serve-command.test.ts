@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,9 +7,9 @@ import { describe, it } from 'node:test';
 import { unwrapHelp } from '@notegate/kit/testing';
 import { serverAddress } from '../../src/cli/server-address.js';
 import { loadEnvironment } from '../../src/config/environment.js';
-import { spawnNode } from '../../test-support/child.js';
+import { cliPath, runNode, spawnNode } from '../../test-support/child.js';
 import { tempDir, workspace } from '../../test-support/fixtures.js';
-import { cliPath, standinModelCache } from '../../test-support/shared.js';
+import { testModelCache } from '../../test-support/test-model/test-model.js';
 
 const NONE = { port: undefined, host: undefined };
 
@@ -54,9 +53,9 @@ describe('serve address precedence', () => {
 });
 
 describe('notegate-rag serve (process)', () => {
-  it('lists every option with its default under --help', () => {
-    const result = spawnSync(process.execPath, [cliPath(), 'serve', '--help'], { encoding: 'utf8' });
-    assert.equal(result.status, 0);
+  it('lists every option with its default under --help', async (t) => {
+    const result = await runNode(t, cliPath(), ['serve', '--help']);
+    assert.equal(result.code, 0);
     for (const option of [
       /--config PATH .*\(default: rag\/vaults\.json under the repository root\)/,
       /--port PORT .*\(default: NOTEGATE_SERVER_PORT, else 8765\)/,
@@ -69,15 +68,14 @@ describe('notegate-rag serve (process)', () => {
     }
   });
 
-  it('exits 2 on an unparseable port from .env, naming the variable', (t) => {
+  it('exits 2 on an unparseable port from .env, naming the variable', async (t) => {
     const ws = workspace(t, { v: { 'a.md': '# A\n' } });
     writeFileSync(path.join(ws.root, '.env'), 'NOTEGATE_SERVER_PORT=eighty\n');
-    const result = spawnSync(process.execPath, [cliPath(), 'serve', '--config', ws.configPath], {
+    const result = await runNode(t, cliPath(), ['serve', '--config', ws.configPath], {
       cwd: ws.root,
       env: { PATH: process.env.PATH, HOME: ws.home },
-      encoding: 'utf8',
     });
-    assert.equal(result.status, 2);
+    assert.equal(result.code, 2);
     assert.match(result.stderr, /^notegate-rag serve: NOTEGATE_SERVER_PORT: 'eighty' is not an integer/);
     assert.equal(result.stdout, '');
   });
@@ -88,26 +86,18 @@ describe('notegate-rag serve (process)', () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     t.after(() => taken.close());
     const { port } = taken.address() as AddressInfo;
-    const env = { PATH: process.env.PATH, HOME: ws.home, NOTEGATE_MODEL_CACHE: standinModelCache() };
-    // The port is held by this process's listening socket: the kernel refuses the child's bind on its own.
-    const result = spawnSync(
-      process.execPath,
-      [cliPath(), 'serve', '--config', ws.configPath, '--port', String(port)],
-      {
-        env,
-        encoding: 'utf8',
-        timeout: 60_000,
-      },
-    );
-    assert.equal(result.status, 2);
+    const env = { PATH: process.env.PATH, HOME: ws.home, NOTEGATE_MODEL_CACHE: testModelCache() };
+    const args = ['serve', '--config', ws.configPath, '--port', String(port)];
+    const result = await runNode(t, cliPath(), args, { env });
+    assert.equal(result.code, 2);
     assert.equal(result.stdout, '');
     assert.match(result.stderr, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port} \\(EADDRINUSE\\)`));
   });
 
   it('prints one listening line, serves /health, and stops on SIGTERM', async (t) => {
     const ws = workspace(t, { v: { 'a.md': '# A\n\nAlpha.\n' } });
-    const env = { PATH: process.env.PATH, HOME: ws.home, NOTEGATE_MODEL_CACHE: standinModelCache() };
-    const child = spawnNode(t, cliPath(), ['serve', '--config', ws.configPath, '--port', '0'], env);
+    const env = { PATH: process.env.PATH, HOME: ws.home, NOTEGATE_MODEL_CACHE: testModelCache() };
+    const child = spawnNode(t, cliPath(), ['serve', '--config', ws.configPath, '--port', '0'], { env });
     const line = await child.waitForLine(/^listening on /);
     const url = new URL(line.replace('listening on ', ''));
     assert.equal(url.hostname, '127.0.0.1');
@@ -124,9 +114,9 @@ describe('notegate-rag serve (process)', () => {
 
   it('reports the absolute index path in /health only under --verbose-health', async (t) => {
     const ws = workspace(t, { v: { 'a.md': '# A\n\nAlpha.\n' } });
-    const env = { PATH: process.env.PATH, HOME: ws.home, NOTEGATE_MODEL_CACHE: standinModelCache() };
+    const env = { PATH: process.env.PATH, HOME: ws.home, NOTEGATE_MODEL_CACHE: testModelCache() };
     const args = ['serve', '--config', ws.configPath, '--port', '0', '--verbose-health'];
-    const child = spawnNode(t, cliPath(), args, env);
+    const child = spawnNode(t, cliPath(), args, { env });
     const url = new URL((await child.waitForLine(/^listening on /)).replace('listening on ', ''));
     const body = (await (await fetch(new URL('/health', url))).json()) as { index: { path: string } };
     assert.equal(body.index.path, ws.config.indexPath);

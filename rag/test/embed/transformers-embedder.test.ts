@@ -4,7 +4,7 @@ import { E5_SMALL, MINILM, sharedEmbedder } from '../../test-support/fixtures.js
 
 const norm = (v: Float32Array) => Math.sqrt(v.reduce((sum, x) => sum + x * x, 0));
 
-describe('loadTransformersEmbedder (stand-in weights: shapes and plumbing, never quality)', () => {
+describe('loadTransformersEmbedder (the generated test model: shapes and plumbing, never quality)', () => {
   it('returns one L2-normalized vector of the model dimension per input', async () => {
     const embedder = await sharedEmbedder(MINILM);
     const vectors = await embedder.embedTexts(['first text', 'a second, longer text with more tokens in it', 'drei']);

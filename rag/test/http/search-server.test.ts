@@ -140,9 +140,10 @@ describe('notegate-rag serve HTTP API', () => {
         `# Quarterly budget review ${i}\n\nQuarterly budget review.\n`,
       ]),
     );
+    // Longer than the big vault's notes (so they rank below them) but one chunk each.
     const tiny = {
-      'a.md': `# Finance\n\n${'Unrelated words about planning. '.repeat(20)}The quarterly budget review is on Monday.\n`,
-      'b.md': `# Notes\n\n${'Some other long text here. '.repeat(20)}Quarterly budget review moved.\n`,
+      'a.md': `# Finance\n\n${'Unrelated words about planning. '.repeat(10)}The quarterly budget review is on Monday.\n`,
+      'b.md': `# Notes\n\n${'Some other long text here. '.repeat(10)}Quarterly budget review moved.\n`,
     };
     const ws = workspace(t, { big, tiny });
     const server = await startSearchServer(t, ws);

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { indexChildScript, spawnNode } from '../../test-support/child.js';
+import { cliPath, indexChildScript, spawnNode } from '../../test-support/child.js';
 import { assertConsistent, assertFtsIntact } from '../../test-support/consistency.js';
 import { workspace } from '../../test-support/fixtures.js';
-import { cliPath, standinModelCache } from '../../test-support/shared.js';
+import { testModelCache } from '../../test-support/test-model/test-model.js';
 
 describe('two index runs at once (two real processes)', () => {
   it('turns the second away with a clear message while the first finishes intact', async (t) => {
@@ -11,11 +11,11 @@ describe('two index runs at once (two real processes)', () => {
       Array.from({ length: 5 }, (_, i) => [`note-${i}.md`, `# Note ${i}\n\nBody ${i}.\n`]),
     );
     const ws = workspace(t, { v: notes });
-    const first = spawnNode(t, indexChildScript(), [ws.configPath, ws.home, standinModelCache(), '--gate']);
+    const first = spawnNode(t, indexChildScript(), [ws.configPath, ws.home, testModelCache(), '--gate']);
     await first.waitForLine(/^waiting$/);
 
-    const env = { ...process.env, HOME: ws.home, NOTEGATE_MODEL_CACHE: standinModelCache() };
-    const second = spawnNode(t, cliPath(), ['index', '--config', ws.configPath], env);
+    const env = { ...process.env, HOME: ws.home, NOTEGATE_MODEL_CACHE: testModelCache() };
+    const second = spawnNode(t, cliPath(), ['index', '--config', ws.configPath], { env });
     let stderr = '';
     second.process.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();

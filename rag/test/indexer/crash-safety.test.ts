@@ -10,7 +10,7 @@ import { indexChildScript, spawnNode } from '../../test-support/child.js';
 import { assertConsistent, assertFtsIntact } from '../../test-support/consistency.js';
 import { workspace } from '../../test-support/fixtures.js';
 import { indexOptions } from '../../test-support/run.js';
-import { standinModelCache } from '../../test-support/shared.js';
+import { testModelCache } from '../../test-support/test-model/test-model.js';
 
 const FILES = 40;
 const note = (i: number, version: number) =>
@@ -25,7 +25,7 @@ describe('crash safety (kill -9 of a real indexer process)', () => {
     const vault = path.join(ws.root, 'vaults', 'v');
     for (let i = 0; i < FILES; i += 1) writeFileSync(path.join(vault, 'n', `note-${i}.md`), note(i, 2));
 
-    const child = spawnNode(t, indexChildScript(), [ws.configPath, ws.home, standinModelCache()]);
+    const child = spawnNode(t, indexChildScript(), [ws.configPath, ws.home, testModelCache()]);
     await child.waitForLine(/^committed /);
     child.process.kill('SIGKILL');
     await child.exited();

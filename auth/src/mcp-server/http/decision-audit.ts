@@ -1,5 +1,6 @@
 import { type AuditLog, unverifiedSpiffeId } from '../../audit/audit-log.js';
 import type { ProtocolError } from '../../errors/protocol-error.js';
+import type { ServiceMetrics } from '../../metrics/service-metrics.js';
 import type { AccessTokenClaims } from '../bearer/claim-checks.js';
 import { extractBearerToken } from '../bearer/extract-bearer-token.js';
 import { unverifiedSubject } from '../bearer/token-header.js';
@@ -26,14 +27,16 @@ export function newTrail(authorization: string | undefined): DecisionTrail {
   };
 }
 
-/** One audit line per decision of the MCP endpoint, component `mcp_server:<name>`. */
+/** One audit line per decision of the MCP endpoint, component `mcp_server:<name>`, each also counted in the metrics. */
 export class DecisionAudit {
   readonly #log: AuditLog;
   readonly #component: string;
+  readonly #metrics: ServiceMetrics | undefined;
 
-  constructor(log: AuditLog, serverName: string) {
+  constructor(log: AuditLog, serverName: string, metrics?: ServiceMetrics) {
     this.#log = log;
     this.#component = `mcp_server:${serverName}`;
+    this.#metrics = metrics;
   }
 
   allow(trail: DecisionTrail, claims: AccessTokenClaims, status: number): void {
@@ -47,6 +50,7 @@ export class DecisionAudit {
       reason: `allowed: access granted (${what})`,
       extra: { method: trail.method, status, token_jti: claims.jti ?? null },
     });
+    this.#metrics?.decision(this.#component, 'allow', 'allowed');
   }
 
   deny(trail: DecisionTrail, error: ProtocolError): void {
@@ -58,6 +62,7 @@ export class DecisionAudit {
       reason: error.auditReason(),
       extra: { method: trail.method ?? null, status: error.status },
     });
+    this.#metrics?.decision(this.#component, 'deny', error.reasonCode);
   }
 }
 

@@ -34,13 +34,14 @@ export interface McpEndpointOptions {
  *   4. tools/call: known tool, its scope granted, arguments valid;
  *   5. the SDK serves it with only the granted tools registered.
  * An unauthenticated request costs no body read or parse (docs/security.md#security-properties): its
- * 401 is answered from the headers and the connection closed, so its refusal cannot echo a JSON-RPC id;
- * a 2026-07-28 request names its method and tool in headers, which give the audit line and the
- * challenge's scope. A declared oversize body is refused from its headers before the token is looked
- * at, so an unauthenticated 2 MiB body gets 413, not 401.
+ * 401 is answered from the headers and the connection closed, so its refusal cannot echo a JSON-RPC id
+ * (its challenge names every scope of the server, which needs no body); a 2026-07-28 request names its
+ * method and tool in headers, which its audit line then carries. A declared oversize body is refused
+ * from its headers before the token is looked at, so an unauthenticated 2 MiB body gets 413, not 401.
  */
 export function createMcpEndpoint(options: McpEndpointOptions) {
   const { identity, verify, catalog, dispatcher, audit } = options;
+  const serverScope = catalog.scopesSupported.join(' ');
 
   async function post(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const trail = newTrail(req.headers.authorization);
@@ -51,7 +52,6 @@ export function createMcpEndpoint(options: McpEndpointOptions) {
       const claimed = headerCall(req.headers);
       trail.method = claimed?.method;
       trail.tool = claimed?.tool ?? null;
-      trail.scope = claimed?.tool ? catalog.get(claimed.tool)?.scope : undefined;
       const claims = await verify(extractBearerToken(req.headers.authorization), trail);
       trail.claims = claims;
       const body = await readJsonBody(req);
@@ -89,6 +89,7 @@ export function createMcpEndpoint(options: McpEndpointOptions) {
     const response = refusalResponse(error, {
       message,
       scope: isBearerError(error) ? trail.scope : undefined,
+      serverScope,
       metadataUrl: identity.metadataUrl,
     });
     if (!res.headersSent) {

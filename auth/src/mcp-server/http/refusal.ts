@@ -14,15 +14,18 @@ export interface RefusalResponse {
 export interface RefusalContext {
   /** The parsed message, when the body was read and was JSON-RPC. */
   readonly message: RpcMessage | undefined;
-  /** The scope this call needs, for the challenge (tools/call of a known tool). */
+  /** The scope this call needs, for a 403 challenge (tools/call of a known tool). */
   readonly scope: string | undefined;
+  /** Every scope of the server, space-separated, for a 401 challenge. */
+  readonly serverScope: string;
   readonly metadataUrl: string;
 }
 
 /**
  * docs/protocol.md#challenges-and-error-bodies: 401/403 carry a Bearer challenge with
- * resource_metadata; a token-less 401 has no error parameter (RFC 6750 §3.1)
- * but names the scope when known; a 403 names the scope the call needs. A
+ * resource_metadata; a token-less 401 has no error parameter (RFC 6750 §3.1);
+ * every 401 names all the server's scopes (RFC 6750 §3: what a client needs to
+ * list and call its tools); a 403 names the scope the call needs. A
  * JSON-RPC request gets a JSON-RPC error echoing its id with data.error = the
  * OAuth code; anything else gets {error, error_description}.
  */
@@ -47,7 +50,8 @@ export function refusalResponse(error: ProtocolError, context: RefusalContext): 
 function bearerChallenge(error: ProtocolError, context: RefusalContext): string {
   const params: string[] = [];
   if (error.protocolCode !== null) params.push(`error="${error.protocolCode}"`);
-  if (context.scope !== undefined) params.push(`scope="${context.scope}"`);
+  const scope = error.status === 401 ? context.serverScope : context.scope;
+  if (scope !== undefined && scope !== '') params.push(`scope="${scope}"`);
   params.push(`resource_metadata="${context.metadataUrl}"`);
   if (error.protocolCode !== null) params.push(`error_description="${error.description}"`);
   return `Bearer ${params.join(', ')}`;

@@ -19,6 +19,8 @@ export interface KeySetCacheOptions {
   readonly maxAgeMs?: number;
   /** Called when a fetch removed or changed a key trusted before (the verified-token cache is cleared then). */
   readonly onKeysRevoked?: () => void;
+  /** Told about every fetch attempt and its result (the metrics count them). */
+  readonly onFetched?: (result: 'ok' | 'failed') => void;
 }
 
 /**
@@ -104,10 +106,12 @@ export class KeySetCache {
         this.#keys = reconciled.keys;
         this.#fetchedAtMs = this.#options.clock();
         if (reconciled.revoked) this.#options.onKeysRevoked?.();
+        this.#options.onFetched?.('ok');
         return true;
       },
       (err: unknown) => {
         this.#lastFailure = describeThrown(err);
+        this.#options.onFetched?.('failed');
         return false;
       },
     );

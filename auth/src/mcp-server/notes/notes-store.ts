@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../../shared/atomic-write.js';
 import { type Clock, systemClock } from '../../shared/clock.js';
-import { writeFileAtomic } from './atomic-write.js';
 import { Bm25Index } from './bm25-index.js';
 import { formatNoteFile, type Note, parseNoteFile } from './note-file.js';
 import { newNoteId, noteFileName, noteIdOfFile } from './note-id.js';

@@ -14,7 +14,7 @@ export interface HeaderCall {
 /**
  * docs/protocol.md#bearer-checks: a 2026-07-28 POST names its method in `Mcp-Method` and, for
  * `tools/call`, the tool in `Mcp-Name`, so a request refused before its body is read can still be
- * audited with them and challenged with the tool's scope. These are only the client's claims: once the
+ * audited with them. These are only the client's claims: once the
  * caller is authenticated the body decides (and the SDK refuses a body that disagrees with the headers).
  * A non-ASCII name arrives Base64-encoded (`=?base64?…?=`); it is kept as sent, since it can never
  * equal one of our ASCII tool names. Other revisions carry no such headers: undefined.

@@ -257,7 +257,8 @@ for (const { revision, headers: headersOf, body: requestBody } of revisions) {
         const challenge = challengeParams(response.headers.get('www-authenticate'));
         assert.equal(challenge.resource_metadata, `${fixture.base.origin}/.well-known/oauth-protected-resource/mcp`);
         assert.equal(challenge.error, row.error);
-        assert.equal(challenge.scope, bodyRead || namedInHeaders ? 'notes:read' : undefined);
+        // A 401 names every scope of the server (RFC 6750 §3), which needs no body; a 403 the one this call needs.
+        assert.equal(challenge.scope, row.status === 401 ? 'notes:read notes:write' : 'notes:read');
         if (bodyRead) {
           assert.equal(body.id, 7);
           assert.deepEqual(Object.keys(body).sort(), ['error', 'id', 'jsonrpc']);
@@ -282,7 +283,7 @@ describe('bearer challenge details', () => {
     const noToken = await post(fixture, undefined, notification('notifications/initialized'));
     assert.equal(noToken.status, 401);
     assert.deepEqual(await noToken.json(), { error_description: 'Authentication required' });
-    assert.equal(challengeParams(noToken.headers.get('www-authenticate')).scope, undefined);
+    assert.equal(challengeParams(noToken.headers.get('www-authenticate')).scope, 'notes:read notes:write');
     const bad = await post(fixture, await fixture.issuer.sign({ header: { typ: 'JWT' } }), notification('ping'));
     assert.deepEqual(await bad.json(), {
       error: 'invalid_token',

@@ -80,16 +80,15 @@ describe('an unauthenticated request costs no body read', () => {
     assert.equal(fixture.lastAudit().spiffe_id, TEST_SUBJECT);
   });
 
-  it('names the tool and its scope from the 2026-07-28 headers when it refuses without the body', async (t) => {
+  it('audits the method and tool the 2026-07-28 headers name when it refuses without the body', async (t) => {
     const fixture = await startNotesServer(t);
     const reply = await unfinishedPost(fixture, modernHeaders(undefined, 'tools/call', 'notes.write'), NESTED);
-    assert.equal(challengeParams(reply.headers['www-authenticate'] ?? null).scope, 'notes:write');
+    assert.equal(challengeParams(reply.headers['www-authenticate'] ?? null).scope, 'notes:read notes:write');
     assert.equal(fixture.lastAudit().tool, 'notes.write');
     assert.equal(fixture.lastAudit().method, 'tools/call');
 
     const long = 'n'.repeat(5_000);
-    const unknown = await unfinishedPost(fixture, modernHeaders(undefined, 'tools/call', long), NESTED);
-    assert.equal(challengeParams(unknown.headers['www-authenticate'] ?? null).scope, undefined);
+    await unfinishedPost(fixture, modernHeaders(undefined, 'tools/call', long), NESTED);
     assert.equal(fixture.lastAudit().tool, `${'n'.repeat(128)}…`);
   });
 

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { describe, it } from 'node:test';
+import { waitFor } from '@notegate/kit/testing';
 import { FileBundleSource } from '../../../src/spiffe/bundles/file-bundle-source.js';
 import { BundleUnavailableError } from '../../../src/spiffe/bundles/jwt-bundle-source.js';
 import { TRUST_DOMAIN, testKey } from '../../support/svid-fixtures.js';
-import { waitFor } from '../../support/wait-for.js';
 
 const first = testKey('P-256', 'first');
 const second = testKey('P-256', 'second');

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { waitFor } from '@notegate/kit/testing';
 import { WorkloadApiBundleSource } from '../../../src/spiffe/bundles/workload-api-bundle-source.js';
 import { fastClient, tempSocketDir } from '../../support/provider-fixtures.js';
-import { waitFor } from '../../support/wait-for.js';
 
 describe('WorkloadApiBundleSource', () => {
   it('stops for good, unavailable, when the server answers Unimplemented', async (t) => {

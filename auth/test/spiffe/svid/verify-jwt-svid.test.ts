@@ -160,12 +160,10 @@ describe('decodeSvid', () => {
       );
     });
   }
-  it('fails fast on a payload nested thousands of levels deep within the size limit', () => {
+  it('refuses a payload nested thousands of levels deep within the size limit by its depth', () => {
     const deep = `${Buffer.from('{"alg":"ES256"}').toString('base64url')}.${Buffer.from(`{"a":${'['.repeat(6000)}${']'.repeat(6000)}}`).toString('base64url')}.c2ln`;
     assert.ok(deep.length <= MAX_SVID_BYTES);
-    const started = process.hrtime.bigint();
-    assert.throws(() => decodeSvid(deep), { rule: 'malformed' });
-    assert.ok(process.hrtime.bigint() - started < 100_000_000n, 'took more than 100 ms');
+    assert.throws(() => decodeSvid(deep), { rule: 'malformed', message: /payload is nested deeper than 16 levels/ });
   });
   it('accepts 16 levels of nesting', () => {
     assert.deepEqual(Object.keys(decodeSvid(rawToken({ alg: 'ES256' }, { a: nested(14) })).claims), ['a']);

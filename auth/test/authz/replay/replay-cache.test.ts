@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ExpiryHeap } from '../../src/authz/expiry-heap.js';
-import { REPLAY_CACHE_CAPACITY, ReplayCache } from '../../src/authz/replay-cache.js';
-import { ManualClock } from '../support/manual-clock.js';
+import { ExpiryHeap } from '../../../src/authz/replay/expiry-heap.js';
+import { REPLAY_CACHE_CAPACITY, ReplayCache } from '../../../src/authz/replay/replay-cache.js';
+import { ManualClock } from '../../support/manual-clock.js';
 
 describe('ReplayCache', () => {
   it('tells a first use from a repeated one and counts uses', () => {

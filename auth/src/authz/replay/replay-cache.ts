@@ -1,29 +1,25 @@
-import type { Clock } from '../shared/clock.js';
-import { systemClock } from '../shared/clock.js';
+import type { Clock } from '../../shared/clock.js';
+import { systemClock } from '../../shared/clock.js';
 import { ExpiryHeap } from './expiry-heap.js';
+import type { RecordResult, ReplayStore } from './replay-store.js';
+import { FIRST_USE, STORE_FULL } from './replay-store.js';
 
-/** Spec "Limits": 10,000 live entries; then 503. Live entries are never evicted to make room. */
+/** docs/protocol.md#limits: the in-memory store holds 10,000 live entries by default; then 503. */
 export const REPLAY_CACHE_CAPACITY = 10_000;
-
-export type RecordResult =
-  | { readonly kind: 'first' }
-  | { readonly kind: 'seen'; readonly uses: number }
-  | { readonly kind: 'full' };
 
 interface Entry {
   untilMs: number;
   uses: number;
 }
 
-const FIRST: RecordResult = Object.freeze({ kind: 'first' });
-const FULL: RecordResult = Object.freeze({ kind: 'full' });
-
 /**
- * The seen-set of client assertions (docs/protocol.md#replay-modes): in memory, per process. Every
+ * The in-memory replay store (docs/protocol.md#replay-store), per process: a restart or another
+ * replica starts empty. Every
  * record first evicts the entries whose time has come, cheapest first from a min-heap, so the cost
  * is proportional to what expired, not to the cache size.
  */
-export class ReplayCache {
+export class ReplayCache implements ReplayStore {
+  readonly kind = 'memory';
   readonly capacity: number;
   readonly #entries = new Map<string, Entry>();
   readonly #expiries = new ExpiryHeap();
@@ -54,11 +50,18 @@ export class ReplayCache {
       }
       return { kind: 'seen', uses: entry.uses };
     }
-    if (this.#entries.size >= this.capacity) return FULL;
+    if (this.#entries.size >= this.capacity) return STORE_FULL;
     this.#entries.set(key, { untilMs, uses: 1 });
     this.#expiries.push({ atMs: untilMs, key });
-    return FIRST;
+    return FIRST_USE;
   }
+
+  async liveEntries(): Promise<number> {
+    this.evictExpired();
+    return this.#entries.size;
+  }
+
+  async close(): Promise<void> {}
 
   /** Drops every entry whose deadline has been reached. */
   evictExpired(): void {

@@ -1,0 +1,151 @@
+import { errorMessage } from '@notegate/kit';
+import { Redis, ReplyError } from 'ioredis';
+import type { Clock } from '../../shared/clock.js';
+import { systemClock } from '../../shared/clock.js';
+import type { RecordResult, ReplayStore } from './replay-store.js';
+import { FIRST_USE, ReplayStoreError, STORE_FULL } from './replay-store.js';
+
+/** docs/protocol.md#replay-store: the default bound of a shared store's live entries. */
+export const REDIS_REPLAY_CAPACITY = 1_000_000;
+/** docs/protocol.md#replay-store: a store that has not answered by then is treated as down (503). */
+export const REDIS_COMMAND_TIMEOUT_MS = 200;
+/** A connection with commands outstanding and no byte received for this long is dropped and rebuilt. */
+const SOCKET_TIMEOUT_MS = 1_000;
+const CONNECT_TIMEOUT_MS = 1_000;
+/** Reconnect delays double from 50 ms up to this, so a restarted store is used again within a second. */
+const MAX_RECONNECT_DELAY_MS = 1_000;
+
+/** Where the store is: `redis://` or `rediss://` (TLS), a database number, optional credentials. */
+export interface RedisConnection {
+  readonly host: string;
+  readonly port: number;
+  readonly db: number;
+  readonly tls: boolean;
+  readonly username: string | undefined;
+  readonly password: string | undefined;
+  /** The URL without its password, for messages. */
+  readonly display: string;
+}
+
+export interface RedisReplayStoreOptions {
+  readonly connection: RedisConnection;
+  /** Keys are `notegate:replay:<namespace> <key>`: the issuer, so two services can share a server. */
+  readonly namespace: string;
+  readonly capacity?: number;
+  readonly commandTimeoutMs?: number;
+  readonly clock?: Clock;
+  /** Connection changes (connected, lost, refused), each told once, for the operator's log. */
+  readonly onEvent?: (message: string) => void;
+}
+
+/**
+ * One atomic step in the server, so replicas never both accept one assertion and the bound holds
+ * across them (docs/protocol.md#replay-store). A key seen before counts the use and keeps the later
+ * deadline (PEXPIRE GT); a new key is refused when the database already holds `capacity` keys
+ * (DBSIZE, which also counts expired keys not reclaimed yet: the bound errs on the safe side); else
+ * it is written with SET NX PX. Returns the uses so far, or 0 for "full".
+ */
+const RECORD_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1], 'GT')
+  return redis.call('INCR', KEYS[1])
+end
+if redis.call('DBSIZE') >= tonumber(ARGV[2]) then return 0 end
+redis.call('SET', KEYS[1], 1, 'NX', 'PX', ARGV[1])
+return 1
+`;
+
+type ScriptedRedis = Redis & {
+  notegateRecord(key: string, ttlMs: number, capacity: number): Promise<number>;
+};
+
+/**
+ * The replay store on Redis (or Valkey) shared by every replica of one issuer. It fails closed and
+ * never queues: with no connection a record fails at once, an answer later than the command timeout
+ * fails it, and a failure is a ReplayStoreError (the token endpoint answers 503). The client
+ * reconnects by itself.
+ */
+export class RedisReplayStore implements ReplayStore {
+  readonly kind = 'redis';
+  readonly capacity: number;
+  readonly #redis: ScriptedRedis;
+  readonly #prefix: string;
+  readonly #clock: Clock;
+
+  constructor(options: RedisReplayStoreOptions) {
+    const { connection } = options;
+    this.capacity = options.capacity ?? REDIS_REPLAY_CAPACITY;
+    this.#prefix = `notegate:replay:${options.namespace} `;
+    this.#clock = options.clock ?? systemClock;
+    this.#redis = new Redis({
+      host: connection.host,
+      port: connection.port,
+      db: connection.db,
+      ...(connection.username === undefined ? {} : { username: connection.username }),
+      ...(connection.password === undefined ? {} : { password: connection.password }),
+      ...(connection.tls ? { tls: { servername: connection.host } } : {}),
+      commandTimeout: options.commandTimeoutMs ?? REDIS_COMMAND_TIMEOUT_MS,
+      socketTimeout: SOCKET_TIMEOUT_MS,
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      // Fail, do not wait: no offline queue, no retry of a command across reconnects.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      autoResendUnfulfilledCommands: false,
+      retryStrategy: (attempt) => Math.min(50 * 2 ** Math.min(attempt, 10), MAX_RECONNECT_DELAY_MS),
+      scripts: { notegateRecord: { lua: RECORD_SCRIPT, numberOfKeys: 1 } },
+    }) as ScriptedRedis;
+    reportConnection(this.#redis, connection.display, options.onEvent ?? (() => {}));
+  }
+
+  async record(key: string, untilMs: number): Promise<RecordResult> {
+    const ttlMs = Math.max(1, Math.ceil(untilMs - this.#clock()));
+    let uses: number;
+    try {
+      uses = await this.#redis.notegateRecord(this.#prefix + key, ttlMs, this.capacity);
+    } catch (err) {
+      throw storeError(err);
+    }
+    if (uses === 0) return STORE_FULL;
+    return uses === 1 ? FIRST_USE : { kind: 'seen', uses };
+  }
+
+  async liveEntries(): Promise<number> {
+    try {
+      return await this.#redis.dbsize();
+    } catch (err) {
+      throw storeError(err);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#redis.disconnect();
+  }
+}
+
+function storeError(err: unknown): ReplayStoreError {
+  const message = errorMessage(err);
+  if (err instanceof ReplyError) return new ReplayStoreError('error', message);
+  if (message === 'Command timed out') return new ReplayStoreError('timeout', `no answer within the command timeout`);
+  return new ReplayStoreError('unreachable', message);
+}
+
+/** Logs the transitions only: a store that stays down is told once, not once per reconnect attempt. */
+function reportConnection(redis: Redis, display: string, onEvent: (message: string) => void): void {
+  let connected = false;
+  let lastError: string | undefined;
+  redis.on('ready', () => {
+    connected = true;
+    lastError = undefined;
+    onEvent(`replay store ${display}: connected`);
+  });
+  redis.on('error', (err: Error) => {
+    if (err.message === lastError) return;
+    lastError = err.message;
+    onEvent(`replay store ${display}: ${err.message}`);
+  });
+  redis.on('close', () => {
+    if (!connected) return;
+    connected = false;
+    onEvent(`replay store ${display}: connection lost; token requests in reject mode get 503 until it is back`);
+  });
+}

@@ -1,0 +1,80 @@
+import type { FetchLike } from '@modelcontextprotocol/client';
+import type { Command, CommandIo, ParsedOptions } from '@notegate/kit/cli';
+import { processIo, untilShutdown } from '@notegate/kit/cli';
+import { fetchAccessToken, requireScope } from '../agent/fetch-access-token.js';
+import { openAuditLog } from '../audit/audit-log.js';
+import { PROXY_REFRESH_MARGIN_MS, runProxy } from '../proxy/run-proxy.js';
+import { WorkloadApiClient } from '../spiffe/workload-api/client.js';
+import { parseTokenFlags, supportedScopesOption, tokenRequestOptions, tokenTargetOptions } from './token-options.js';
+
+const options = {
+  ...tokenTargetOptions,
+  scope: supportedScopesOption,
+  ...tokenRequestOptions,
+  'audit-log': {
+    ...tokenRequestOptions['audit-log'],
+    description:
+      'File the audit lines are appended to: the issuer decision of each token fetch, and a deny line for each failed one.',
+  },
+} as const;
+
+type ProxyOptions = typeof options;
+
+export function proxyCommand(io: CommandIo = processIo): Command<ProxyOptions> {
+  return {
+    name: 'notegate proxy',
+    usage: 'notegate proxy --resource URL --trusted-issuer URL [options]',
+    summary:
+      'A stdio MCP server for any MCP host: relays every message unchanged to the protected Streamable HTTP\n' +
+      'MCP server at --resource, with an access token from the same safe discovery as notegate agent\n' +
+      '(resource metadata, the first allowlisted issuer, its metadata, a JWT-SVID, the token request).\n' +
+      `The token is replaced once ${PROXY_REFRESH_MARGIN_MS / 1000} s or less of it remain, and once more after a 401. A failure to get a\n` +
+      'token, a 403 insufficient_scope or an unreachable server is a JSON-RPC error to the client; a line\n' +
+      'that is not JSON gets -32700. stdout carries only the protocol; messages go to stderr, audit lines to\n' +
+      '--audit-log. Exits 0 once stdin is closed (in-flight answers get 3 s) or on SIGINT/SIGTERM.',
+    options,
+    async run({ options: values }) {
+      const flags = parseProxyFlags(values);
+      const { audit, close } = openAuditLog(flags.token.auditPath);
+      const svidSource = new WorkloadApiClient({ address: flags.token.workloadApi });
+      const { resource, trustedIssuers, timeoutMs } = flags.token;
+      // A token fetch still running at exit is cut off, so a hung authz cannot hold the process.
+      const exiting = new AbortController();
+      const fetchUntilExit: FetchLike = (url, init) =>
+        fetch(url, { ...init, signal: AbortSignal.any([exiting.signal, ...(init?.signal ? [init.signal] : [])]) });
+      try {
+        return await runProxy({
+          resource,
+          fetchToken: () =>
+            fetchAccessToken({
+              resource,
+              trustedIssuers,
+              scope: flags.scope,
+              timeoutMs,
+              svidSource,
+              audit,
+              fetch: fetchUntilExit,
+            }),
+          refreshMarginMs: PROXY_REFRESH_MARGIN_MS,
+          timeoutMs,
+          input: process.stdin,
+          output: process.stdout,
+          log: (line) => io.stderr(`notegate proxy: ${line}\n`),
+          audit,
+          stopRequested: untilShutdown(() => undefined).then(() => 'stop requested'),
+        });
+      } finally {
+        exiting.abort();
+        svidSource.close();
+        close();
+      }
+    },
+  };
+}
+
+function parseProxyFlags(values: ParsedOptions<ProxyOptions>) {
+  return {
+    token: parseTokenFlags(values, process.env),
+    scope: values.scope === undefined ? undefined : requireScope(values.scope, '--scope'),
+  };
+}

@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import type { TestContext } from 'node:test';
+import { describe, it } from 'node:test';
+import { waitFor } from '@notegate/kit/testing';
+import { privateKeyEntry } from '../../../src/authz/signing/key-file.js';
+import { SigningKeyFile } from '../../../src/authz/signing/signing-key-file.js';
+import { writeFileAtomic } from '../../../src/shared/atomic-write.js';
+
+const keysFile = (...kids: string[]) =>
+  JSON.stringify({
+    keys: kids.map((kid) => privateKeyEntry(generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey, kid)),
+  });
+
+async function keyFile(t: TestContext, text: string) {
+  const dir = await mkdtemp(join(tmpdir(), 'notegate-signing-keys-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const path = join(dir, 'keys.json');
+  await writeFile(path, text, { mode: 0o600 });
+  return { path, replace: (next: string) => writeFileAtomic(dirname(path), basename(path), next) };
+}
+
+async function open(t: TestContext, path: string) {
+  const events: string[] = [];
+  const reloads: string[] = [];
+  const source = await SigningKeyFile.open({
+    path,
+    pollIntervalMs: 50,
+    onEvent: (message) => events.push(message),
+    onReload: (result) => reloads.push(result),
+  });
+  t.after(() => source.close());
+  return { source, events, reloads };
+}
+
+const kids = (source: SigningKeyFile) => source.current().keys.map((key) => key.kid);
+
+describe('SigningKeyFile', () => {
+  it('takes a changed file, and keeps the last good keys when the file turns bad or goes away', async (t) => {
+    const file = await keyFile(t, keysFile('one'));
+    const { source, events, reloads } = await open(t, file.path);
+    assert.deepEqual(kids(source), ['one']);
+
+    await file.replace(keysFile('one', 'two'));
+    await waitFor('the second key', () => kids(source).length === 2);
+    assert.deepEqual(kids(source), ['one', 'two']);
+    assert.deepEqual(reloads, ['ok']);
+
+    await file.replace('{"keys": [{"kty": "EC"}]}');
+    await waitFor('the refusal', () => reloads.length === 2);
+    assert.deepEqual(reloads, ['ok', 'invalid']);
+    assert.deepEqual(kids(source), ['one', 'two'], 'the last good keys stay');
+    assert.match(events.at(-1) ?? '', /keys\.json: keys\[0\]\.crv: .*keeping the last good keys \(signing with one/);
+
+    await rm(file.path);
+    await waitFor('the missing file to be noticed', () => reloads.length === 3);
+    assert.match(events.at(-1) ?? '', /cannot read: .*ENOENT.*keeping the last good keys/);
+    assert.deepEqual(kids(source), ['one', 'two']);
+  });
+
+  it('refuses to open a file that is bad from the start, naming the entry', async (t) => {
+    const file = await keyFile(t, JSON.stringify({ keys: [] }));
+    await assert.rejects(
+      SigningKeyFile.open({ path: file.path, onEvent: () => {} }),
+      /keys: must hold at least one key/,
+    );
+    await assert.rejects(
+      SigningKeyFile.open({ path: `${file.path}.none`, onEvent: () => {} }),
+      /cannot read: .*ENOENT/,
+    );
+  });
+});

@@ -1,0 +1,94 @@
+import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Registrar } from '@notegate/kit/testing';
+import { killGroups, spawnInGroup } from '@notegate/kit/testing';
+import type { RedisConnection } from '../../src/authz/replay/redis-replay-store.js';
+import { freePort } from './notes-server-fixture.js';
+
+const READY_TIMEOUT_MS = 10_000;
+
+/** A real redis-server (Debian's package) of one test: its own port, its own directory, no persistence. */
+export interface RedisServer {
+  readonly port: number;
+  /** `redis://127.0.0.1:<port>/0` */
+  readonly url: string;
+  /** Stops it (SIGKILL to its process group); its data is gone. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port, empty. */
+  restart(): Promise<void>;
+  /** Freezes it (SIGSTOP): connections stay open, nothing is answered. */
+  pause(): void;
+  /** Thaws it (SIGCONT). */
+  resume(): void;
+}
+
+/**
+ * Starts redis-server on a free loopback port with a temporary directory; the registrar stops it
+ * and removes the directory, also when the test fails or times out. `.ci/run` installs the package.
+ */
+export async function startRedisServer(t: Registrar): Promise<RedisServer> {
+  const port = await freePort();
+  const dir = await mkdtemp(join(tmpdir(), 'notegate-redis-'));
+  // Nothing of redis lives there (no persistence): the cleanups may run in any order.
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  let child: ChildProcess | undefined = await spawnRedis(t, port, dir);
+  const stop = async () => {
+    const running = child;
+    child = undefined;
+    if (running) await killGroups(running);
+  };
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}/0`,
+    stop,
+    restart: async () => {
+      await stop();
+      child = await spawnRedis(t, port, dir);
+    },
+    pause: () => signal(child, 'SIGSTOP'),
+    resume: () => signal(child, 'SIGCONT'),
+  };
+}
+
+/** A redis:// connection to 127.0.0.1:`port`, database 0, no credentials (nothing need listen there). */
+export function localRedisConnection(port: number): RedisConnection {
+  const display = `redis://127.0.0.1:${port}/0`;
+  return { host: '127.0.0.1', port, db: 0, tls: false, username: undefined, password: undefined, display };
+}
+
+function signal(child: ChildProcess | undefined, name: NodeJS.Signals): void {
+  if (child?.pid === undefined) throw new Error('redis-server is not running');
+  process.kill(child.pid, name);
+}
+
+function spawnRedis(t: Registrar, port: number, dir: string): Promise<ChildProcess> {
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'];
+  const child = spawnInGroup(t, 'redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      void killGroups(child);
+      reject(new Error(`redis-server did not get ready within ${READY_TIMEOUT_MS} ms: ${output}`));
+    }, READY_TIMEOUT_MS);
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      reject(new Error(`cannot start redis-server (Debian package redis-server; .ci/run installs it): ${err.message}`));
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`redis-server exited with ${code}: ${output}`));
+    });
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (!output.includes('Ready to accept connections')) return;
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      child.stdout?.removeAllListeners('data');
+      child.stdout?.resume();
+      child.stderr?.resume();
+      resolve(child);
+    });
+  });
+}
