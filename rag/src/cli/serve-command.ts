@@ -1,7 +1,9 @@
 import { errorMessage } from '@notegate/kit';
 import { type Command, type CommandLine, EXIT, packageVersion, UsageError, untilShutdown } from '@notegate/kit/cli';
 import { closeServer, listen } from '@notegate/kit/http';
+import { parseServerLimits, serverLimitOptions } from '@notegate/kit/server-options';
 import { hasVectors } from '../config/models.js';
+import { reportedIndexPath } from '../http/health.js';
 import { createSearchServer } from '../http/search-server.js';
 import { SearchIndex } from '../search/search-index.js';
 import { CONFIG_OPTION, configFor, type RagCommandDeps } from './rag-command.js';
@@ -21,6 +23,11 @@ const OPTIONS = {
     description: 'Address to bind.',
     defaultText: `NOTEGATE_SERVER_HOST, else ${DEFAULT_HOST}`,
   },
+  'verbose-health': {
+    type: 'boolean',
+    description: 'Report the absolute index path in /health (otherwise relative to the repository root).',
+  },
+  ...serverLimitOptions,
 } as const;
 
 export function createServeCommand(deps: RagCommandDeps): Command<typeof OPTIONS> {
@@ -40,6 +47,7 @@ async function runServe(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps)
   const { options } = line;
   const environment = deps.environment();
   const address = serverAddress(options, environment);
+  const limits = parseServerLimits(options);
   const config = configFor(options.config, deps, environment);
   const log = (text: string) => process.stderr.write(`notegate-rag serve: ${text}\n`);
   const index = new SearchIndex({
@@ -56,11 +64,12 @@ async function runServe(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps)
   });
   const server = createSearchServer({
     index,
-    indexPath: config.indexPath,
+    indexPath: options['verbose-health'] ? config.indexPath : reportedIndexPath(config.indexPath, config.repoRoot),
     vaults: config.vaults.map((vault) => vault.id),
     bindHost: address.host,
     log,
     version: packageVersion(import.meta.url),
+    limits,
   });
   const url = await listen(server, address.host, address.port).catch((err: unknown) => {
     throw new UsageError(`--host/--port: cannot listen on ${address.host}:${address.port} (${listenError(err)})`);
