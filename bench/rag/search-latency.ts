@@ -146,14 +146,13 @@ async function main(): Promise<void> {
     try {
       const file = path.join(dir, 'index.sqlite');
       const buildMs = buildIndex(file, size, corpus, random, centres);
-      const arrayBytesBefore = process.memoryUsage().arrayBuffers;
       const snapshot = await IndexSnapshot.open(file, MODEL, Date.now);
       await snapshot.wordIndexSettled();
       const sqlite = await IndexSnapshot.open(file, MODEL, Date.now, undefined, { memoryWords: false });
       console.log(
         `${size} chunks: built in ${(buildMs / 1000).toFixed(1)} s, loaded in ${snapshot.loadDurationMs} ms, backend ${snapshot.vectors.backend}`,
       );
-      console.log(`  ${describeWordIndex(snapshot, process.memoryUsage().arrayBuffers - arrayBytesBefore)}`);
+      console.log(`  ${describeWordIndex(snapshot)}`);
       const all = ['big', 'mid', 'small'];
       const measure = (
         label: string,
@@ -271,17 +270,23 @@ async function main(): Promise<void> {
   );
 }
 
-/** The word index beside the vectors: build time (in a worker thread) and bytes held. */
-function describeWordIndex(snapshot: IndexSnapshot, arrayBytes: number): string {
+/**
+ * The word index beside the vectors: build time (in a worker thread) and the bytes it holds, typed
+ * arrays exactly, term strings estimated as V8 stores them (a header, then one or two bytes a character).
+ */
+function describeWordIndex(snapshot: IndexSnapshot): string {
   const state = snapshot.wordIndex;
   if (state.kind !== 'ready')
     return `word index ${state.kind}${state.kind === 'unavailable' ? `: ${state.reason}` : ''}`;
   const { postings } = state.words;
-  const vectorBytes = snapshot.vectors.matrix.data.byteLength;
+  const stringBytes = postings.terms.reduce(
+    (sum, term) => sum + 16 + (/^[\0-\xff]*$/.test(term) ? 1 : 2) * term.length,
+    0,
+  );
   return [
     `word index built in ${(state.buildMs / 1000).toFixed(1)} s (worker thread, checked against SQLite):`,
-    `${postings.terms.length} terms, ${postings.rows.length} postings, ${mib(postings.byteLength)} of typed arrays`,
-    `(${mib(arrayBytes)} of array buffers in all, with the vectors of ${mib(vectorBytes)} float32)`,
+    `${postings.terms.length} terms (~${mib(stringBytes)}), ${postings.rows.length} postings, ${mib(postings.byteLength)} of typed arrays;`,
+    `the vectors: ${mib(snapshot.vectors.matrix.data.byteLength)} float32, loaded in ${snapshot.loadDurationMs} ms`,
   ].join(' ');
 }
 
