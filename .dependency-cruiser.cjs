@@ -6,7 +6,7 @@
  * See docs/architecture.md.
  */
 const LAYERS = {
-  kit: [['records', 'error-message', 'node-floor'], ['cli', 'http'], ['testing']],
+  kit: [['records', 'error-message', 'node-floor'], ['cli', 'http'], ['server-options'], ['testing']],
   auth: [
     ['errors', 'shared'],
     ['spiffe', 'oauth', 'audit', 'metrics'],

@@ -2,6 +2,7 @@
 // it (bearer extraction, token verification, tool scope, granted-tool list, audit line to a file): its
 // CPU cost per request barely depends on what else runs on the machine, unlike end-to-end req/s.
 import { AuditLog, fileSink } from '../../auth/dist/src/audit/audit-log.js';
+import { DEFAULT_MAX_TOKEN_LIFETIME_S } from '../../auth/dist/src/mcp-server/bearer/claim-checks.js';
 import { extractBearerToken } from '../../auth/dist/src/mcp-server/bearer/extract-bearer-token.js';
 import { checkToolScope } from '../../auth/dist/src/mcp-server/bearer/scope-check.js';
 import { VerifiedTokenCache } from '../../auth/dist/src/mcp-server/bearer/verified-token-cache.js';
@@ -28,6 +29,7 @@ export async function authorizationStageCost({ issuer, resource, notesDir, audit
       resource,
       keys,
       clock: Date.now,
+      maxLifetimeS: DEFAULT_MAX_TOKEN_LIFETIME_S,
       ...(cache && { cache }),
     });
     return async (authorization) => {

@@ -1,8 +1,9 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, writeSync } from 'node:fs';
 import { errorMessage } from '@notegate/kit';
-import { UsageError } from '@notegate/kit/cli';
+import { clip } from '../shared/clip.js';
 import type { Clock } from '../shared/clock.js';
 import { systemClock } from '../shared/clock.js';
+import { openAuditFile } from './audit-file.js';
 
 export type Decision = 'allow' | 'deny';
 
@@ -75,9 +76,9 @@ export function formatAuditLine(event: AuditEvent, nowMs: number): string {
   return `${JSON.stringify(line)}\n`;
 }
 
-/** `unverified:<sub>` for decisions taken before the signature was checked. */
+/** `unverified:<sub>` for decisions taken before the signature was checked; the sub is the client's, so clipped. */
 export function unverifiedSpiffeId(sub: unknown): string | null {
-  return typeof sub === 'string' && sub.length > 0 ? `unverified:${sub}` : null;
+  return typeof sub === 'string' && sub.length > 0 ? `unverified:${clip(sub)}` : null;
 }
 
 export function stderrSink(): AuditSink {
@@ -87,18 +88,11 @@ export function stderrSink(): AuditSink {
 }
 
 /**
- * Appends to `path` (O_APPEND), one write(2) per line so concurrent writers
- * never interleave. Opened eagerly so a bad path is a start-up error.
+ * Appends to `path` (O_APPEND), one write(2) per line so concurrent writers never interleave. Opened
+ * eagerly, owner-only and never through a symbolic link (openAuditFile), so a bad path is a start-up error.
  */
 export function fileSink(path: string): { sink: AuditSink; close: () => void } {
-  let fd: number;
-  try {
-    fd = openSync(path, 'a', 0o600);
-  } catch (err) {
-    throw new UsageError(
-      `--audit-log: cannot open ${path} for appending (${(err as NodeJS.ErrnoException).code ?? err})`,
-    );
-  }
+  const fd = openAuditFile(path);
   return {
     sink: (line) => {
       writeSync(fd, line);

@@ -1,7 +1,7 @@
 import { clip } from '../shared/clip.js';
 
 /** Input quoted in an audit detail: JSON-escaped and cut short, so a hostile value cannot bloat the log. */
-export function quoted(value: unknown, maxChars = 80): string {
+export function quoted(value: unknown): string {
   const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
-  return JSON.stringify(clip(text, maxChars));
+  return JSON.stringify(clip(text));
 }

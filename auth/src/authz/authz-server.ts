@@ -1,9 +1,9 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { createServer } from 'node:http';
-import type { Handler, RouteTable } from '@notegate/kit/http';
+import type { Handler, RouteTable, ServerLimits } from '@notegate/kit/http';
 import {
   BodyTooLargeError,
   closeServer,
+  createBoundedServer,
   listen,
   matchRoute,
   readBody,
@@ -24,8 +24,6 @@ import type { TokenResponse } from './token-response.js';
 
 /** docs/protocol.md#token-request: a body over 64 KiB gets 413 invalid_request. */
 export const TOKEN_BODY_LIMIT_BYTES = 64 * 1024;
-/** Ours: a client that has not sent its whole request by then is cut off (slow-loris bound). */
-const REQUEST_TIMEOUT_MS = 30_000;
 
 export interface AuthzOptions extends Omit<TokenEndpointOptions, 'signingKeys' | 'replayStore'> {
   readonly host: string;
@@ -34,6 +32,8 @@ export interface AuthzOptions extends Omit<TokenEndpointOptions, 'signingKeys' |
   readonly signingKeys?: SigningKeySource;
   /** `--replay-store` or injected; by default the in-memory store of docs/protocol.md#replay-store on the same clock. */
   readonly replayStore?: ReplayStore;
+  /** Connection cap and request bound (docs/security.md#security-properties); tests shorten the bound. */
+  readonly limits?: Partial<ServerLimits>;
 }
 
 export interface RunningAuthz {
@@ -49,7 +49,7 @@ export async function startAuthz(options: AuthzOptions): Promise<RunningAuthz> {
   const signingKeys = options.signingKeys ?? fixedSigningKeys(signingKeySet([await generateAccessTokenSigningKey()]));
   const replayStore = options.replayStore ?? new ReplayCache(options.clock ? { clock: options.clock } : {});
   const endpoint = new TokenEndpoint({ ...options, signingKeys, replayStore });
-  const server = createAuthzServer(options.issuer, endpoint, signingKeys, options.metrics);
+  const server = createAuthzServer(options.issuer, endpoint, signingKeys, options.metrics, options.limits);
   const url = await listen(server, options.host, options.port);
   return { url, signingKeys, replayStore, close: () => closeServer(server) };
 }
@@ -64,6 +64,7 @@ function createAuthzServer(
   endpoint: TokenEndpoint,
   signingKeys: SigningKeySource,
   metrics: ServiceMetrics | undefined,
+  limits: Partial<ServerLimits> | undefined,
 ): Server {
   const metadata = authorizationServerMetadata(issuer);
   const routes: RouteTable = new Map<string, Readonly<Record<string, Handler>>>([
@@ -80,7 +81,7 @@ function createAuthzServer(
       },
     ],
   ]);
-  const server = createServer((req, res) => {
+  const handler: Handler = (req, res) => {
     const route = matchRoute(routes, req.method, req.url);
     if (route.kind === 'not_found') {
       sendJson(res, 404, { error: 'not_found', error_description: 'There is no such endpoint.' });
@@ -96,10 +97,15 @@ function createAuthzServer(
     } else {
       Promise.resolve(route.handler(req, res)).catch(() => answerUnexpected(res));
     }
-  });
-  server.requestTimeout = REQUEST_TIMEOUT_MS;
-  return server;
+  };
+  return createBoundedServer(handler, { limits, busyBody: BUSY_BODY });
 }
+
+/** Over the connection cap: the token service's own 503 (docs/protocol.md#limits). */
+const BUSY_BODY = {
+  error: 'temporarily_unavailable',
+  error_description: 'The token service is temporarily unavailable; retry later.',
+};
 
 async function handleTokenRequest(endpoint: TokenEndpoint, req: IncomingMessage, res: ServerResponse): Promise<void> {
   let body: Buffer;

@@ -13,10 +13,7 @@ export interface AllowedResource {
 export function checkResourceAllowed(grant: ClientGrant, resource: string): AllowedResource {
   const scopes = grant.scopesFor(resource);
   if (scopes === undefined) {
-    throw tokenError(
-      'ERR_RESOURCE_NOT_ALLOWED',
-      `resource ${quoted(resource, 200)} is not granted to ${grant.spiffeId}`,
-    );
+    throw tokenError('ERR_RESOURCE_NOT_ALLOWED', `resource ${quoted(resource)} is not granted to ${grant.spiffeId}`);
   }
   return { audience: normalizeResource(resource), scopes };
 }

@@ -9,5 +9,5 @@ import { quoted } from './audit-detail.js';
 export function checkSvidAudience(claims: Record<string, unknown>, issuer: string): void {
   const { aud } = claims;
   const sole = typeof aud === 'string' ? aud : Array.isArray(aud) && aud.length === 1 ? aud[0] : undefined;
-  if (sole !== issuer) throw tokenError('ERR_SVID_AUDIENCE', `aud ${quoted(aud, 200)} is not exactly the issuer`);
+  if (sole !== issuer) throw tokenError('ERR_SVID_AUDIENCE', `aud ${quoted(aud)} is not exactly the issuer`);
 }

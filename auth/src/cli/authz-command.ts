@@ -10,6 +10,7 @@ import {
   UsageError,
   untilShutdown,
 } from '@notegate/kit/cli';
+import { parseServerLimits, serverLimitOptions } from '@notegate/kit/server-options';
 import { openAuditLog } from '../audit/audit-log.js';
 import type { RunningAuthz } from '../authz/authz-server.js';
 import { startAuthz } from '../authz/authz-server.js';
@@ -103,6 +104,7 @@ const options = {
     description: 'JWK Set of private P-256 keys with kids: the first signs, all are published; re-read on change.',
   },
   ...METRICS_OPTIONS,
+  ...serverLimitOptions,
 } as const;
 
 export function authzCommand(io: CommandIo = processIo): Command<typeof options> {
@@ -180,9 +182,9 @@ async function openService(flags: Flags, values: Values, { log, metrics, closers
   const replayStore = observedReplayStore(store, metrics.replayStore(store));
   const metricsServer = await startMetricsListener(metrics, flags.metrics, log);
   if (metricsServer) closers.push(() => metricsServer.close());
-  const { issuer, host, port, maxSvidLifetimeS, replayMode } = flags;
+  const { issuer, host, port, maxSvidLifetimeS, replayMode, limits } = flags;
   const authz = await startAuthz({
-    ...{ issuer, host, port, maxSvidLifetimeS, replayMode, policy, bundles, audit, replayStore, metrics },
+    ...{ issuer, host, port, maxSvidLifetimeS, replayMode, policy, bundles, audit, replayStore, metrics, limits },
     ...(signingKeys ? { signingKeys } : {}),
   }).catch((err: unknown) => {
     throw new UsageError(`cannot listen on ${host}:${port}: ${errorMessage(err)}`);
@@ -221,6 +223,7 @@ function parseFlags(values: Values) {
     replayStore,
     replayCapacity: parseReplayCapacity('--replay-capacity', values['replay-capacity'], replayStore),
     metrics: parseMetricsAddress(values),
+    limits: parseServerLimits(values),
   };
 }
 

@@ -1,11 +1,16 @@
 import { resolve } from 'node:path';
 import type { Command, CommandLine } from '@notegate/kit/cli';
-import { EXIT, listenAddressOf, parseHttpUrl, UsageError, untilShutdown } from '@notegate/kit/cli';
+import { EXIT, listenAddressOf, parseHttpUrl, parseInteger, UsageError, untilShutdown } from '@notegate/kit/cli';
 import { closeServer, listen } from '@notegate/kit/http';
+import { parseServerLimits, serverLimitOptions } from '@notegate/kit/server-options';
 import { openAuditLog } from '../audit/audit-log.js';
+import { DEFAULT_MAX_TOKEN_LIFETIME_S } from '../mcp-server/bearer/claim-checks.js';
 import { createNotesServer } from '../mcp-server/notes-server.js';
 import { NotesServerMetrics } from '../metrics/notes-server-metrics.js';
 import { METRICS_OPTIONS, parseMetricsAddress, startMetricsListener } from './metrics-option.js';
+
+/** Ours: a day, the bound of authz's --max-svid-lifetime. */
+const MAX_TOKEN_LIFETIME_LIMIT_S = 86_400;
 
 const options = {
   name: {
@@ -51,7 +56,14 @@ const options = {
     defaultText: 'stderr',
     description: 'Append one JSON audit line per decision to FILE.',
   },
+  'max-token-lifetime': {
+    type: 'string',
+    valueName: 'SECONDS',
+    default: String(DEFAULT_MAX_TOKEN_LIFETIME_S),
+    description: `Refuse access tokens whose exp - iat is longer, 1 to ${MAX_TOKEN_LIFETIME_LIMIT_S}.`,
+  },
   ...METRICS_OPTIONS,
+  ...serverLimitOptions,
 } as const;
 
 type NotesServerOptions = typeof options;
@@ -67,7 +79,9 @@ export const notesServerCommand: Command<NotesServerOptions> = {
     '/.well-known/oauth-protected-resource<resource path>. Prints "listening on <endpoint URL>" once ready.',
   options,
   run: async (line: CommandLine<NotesServerOptions>) => {
-    const { name, resource, issuer, jwksUri, notesDir, host, port, auditPath, metricsAddress } = readOptions(line);
+    const flags = readOptions(line);
+    const { name, resource, issuer, jwksUri, notesDir, host, port, auditPath, metricsAddress } = flags;
+    const { limits, maxTokenLifetimeS } = flags;
     const log = (message: string) => process.stderr.write(`notes-server: ${message}\n`);
     const { audit, close: closeAudit } = openAuditLog(auditPath);
     const metrics = new NotesServerMetrics();
@@ -79,6 +93,8 @@ export const notesServerCommand: Command<NotesServerOptions> = {
       notesDir,
       audit,
       metrics,
+      limits,
+      maxTokenLifetimeS,
       onFault: (tool, err) => log(`tool ${tool} failed: ${String(err)}`),
     });
     const metricsServer = await startMetricsListener(metrics, metricsAddress, log);
@@ -114,5 +130,7 @@ function readOptions(line: CommandLine<NotesServerOptions>) {
     ...listenAddressOf(resource, o.host, o.port),
     auditPath: o['audit-log'],
     metricsAddress: parseMetricsAddress(o),
+    limits: parseServerLimits(o),
+    maxTokenLifetimeS: parseInteger('--max-token-lifetime', o['max-token-lifetime'], 1, MAX_TOKEN_LIFETIME_LIMIT_S),
   };
 }

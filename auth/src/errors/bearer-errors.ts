@@ -34,6 +34,7 @@ export const BEARER_ERRORS = {
   ERR_CLAIMS: invalidToken('The access token lacks required claims'),
   ERR_EXPIRED: invalidToken('The access token has expired'),
   ERR_NOT_YET_VALID: invalidToken('The access token is not yet valid'),
+  ERR_LIFETIME: invalidToken('The access token lifetime exceeds the allowed maximum'),
   ERR_INSUFFICIENT_SCOPE: {
     protocolCode: 'insufficient_scope',
     status: 403,

@@ -17,6 +17,7 @@ export const MCP_REQUEST_ERRORS = {
   ERR_CONTENT_TYPE: invalidRequest(415, 'Content-Type must be application/json', JSON_RPC.serverError),
   ERR_ACCEPT: invalidRequest(406, 'Accept must list both application/json and text/event-stream', JSON_RPC.serverError),
   ERR_NOT_JSON: invalidRequest(400, 'The request body is not valid JSON', JSON_RPC.parseError),
+  ERR_TOO_DEEP: invalidRequest(400, 'The request body nests JSON more than 64 levels deep', JSON_RPC.parseError),
   ERR_NOT_JSON_RPC: invalidRequest(
     400,
     'The request body is not a JSON-RPC request or notification',

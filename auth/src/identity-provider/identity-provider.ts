@@ -1,4 +1,4 @@
-import { chmod, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { errorMessage } from '@notegate/kit';
 import type { Clock } from '../shared/clock.js';
@@ -10,7 +10,7 @@ import { workloadApiService } from '../spiffe/workload-api/proto.js';
 import type { KeyType } from './key-ring.js';
 import { SigningKeyRing } from './key-ring.js';
 import { mintJwtSvid } from './mint-svid.js';
-import { clearStaleSocket, prepareSocketDir, socketPathFor } from './socket-dir.js';
+import { bindPrivately, clearStaleSocket, prepareSocketDir, socketPathFor } from './socket-dir.js';
 import type { BundleSubscriber, WorkloadServiceContext } from './workload-service.js';
 import { workloadService } from './workload-service.js';
 import type { WorkloadsConfig } from './workloads-file.js';
@@ -127,12 +127,14 @@ export class DevelopmentIdentityProvider {
     const server = new Server();
     server.addService(workloadApiService().definition, workloadService(workload, this.context()));
     this.servers.push(server);
-    await new Promise<void>((resolve, reject) => {
-      server.bindAsync(`unix://${path}`, ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve()));
+    // Owner-only from the first instant: any local user who can connect would be attested as this workload.
+    await bindPrivately(path, (stagingPath) => {
+      return new Promise<void>((resolve, reject) => {
+        const address = `unix://${stagingPath}`;
+        server.bindAsync(address, ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve()));
+      });
     });
     this.socketPaths.push(path);
-    // Owner-only: any local user who can connect would be attested as this workload.
-    await chmod(path, 0o600);
   }
 
   private context(): WorkloadServiceContext {

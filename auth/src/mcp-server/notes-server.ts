@@ -1,8 +1,17 @@
-import { createServer, type Server } from 'node:http';
-import { type Handler, matchRoute, pathOf, type RouteTable, sendJson } from '@notegate/kit/http';
+import type { Server } from 'node:http';
+import {
+  createBoundedServer,
+  type Handler,
+  matchRoute,
+  pathOf,
+  type RouteTable,
+  type ServerLimits,
+  sendJson,
+} from '@notegate/kit/http';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { NotesServerMetrics } from '../metrics/notes-server-metrics.js';
 import { type Clock, systemClock } from '../shared/clock.js';
+import { DEFAULT_MAX_TOKEN_LIFETIME_S } from './bearer/claim-checks.js';
 import { VerifiedTokenCache } from './bearer/verified-token-cache.js';
 import { createAccessTokenVerifier } from './bearer/verify-access-token.js';
 import { DecisionAudit } from './http/decision-audit.js';
@@ -16,6 +25,9 @@ import { notesTools } from './tools/notes-tools.js';
 import { ToolCatalog, type ToolRegistration } from './tools/tool-catalog.js';
 
 export const NOTES_SERVER_VERSION = '0.1.0';
+
+/** Over the connection cap (docs/protocol.md#limits): not a decision about the caller, so not audited. */
+const BUSY_BODY = { error: 'temporarily_unavailable', error_description: 'The server is busy; retry later' };
 
 export interface NotesServerConfig {
   /** Used in audit lines (`mcp_server:<name>`) and the metadata's resource_name. */
@@ -35,6 +47,10 @@ export interface NotesServerConfig {
   readonly tools?: (store: NotesStore) => readonly ToolRegistration[];
   /** Told about unexpected tool exceptions (the client gets a fixed text). */
   readonly onFault?: (tool: string, err: unknown) => void;
+  /** Connection cap and request bound (docs/security.md#security-properties); tests shorten the bound. */
+  readonly limits?: Partial<ServerLimits>;
+  /** Largest exp - iat of an accepted access token (default DEFAULT_MAX_TOKEN_LIFETIME_S). */
+  readonly maxTokenLifetimeS?: number;
   /** Decisions, request durations and key set fetches (docs/protocol.md#metrics). */
   readonly metrics?: NotesServerMetrics;
 }
@@ -70,6 +86,7 @@ export async function createNotesServer(config: NotesServerConfig): Promise<Note
     resource: identity.resource,
     keys,
     clock,
+    maxLifetimeS: config.maxTokenLifetimeS ?? DEFAULT_MAX_TOKEN_LIFETIME_S,
     ...(tokenCache && { cache: tokenCache }),
   });
   const dispatcher = new SdkDispatcher({ name: `notegate-notes-${config.name}`, version: NOTES_SERVER_VERSION });
@@ -93,7 +110,7 @@ export async function createNotesServer(config: NotesServerConfig): Promise<Note
     ],
     [identity.metadataPath, { GET: (_req, res) => sendJson(res, 200, metadata) }],
   ]);
-  const server = createServer((req, res) => {
+  const handler: Handler = (req, res) => {
     const route = matchRoute(routes, req.method, req.url);
     if (route.kind === 'found') return void route.handler(req, res);
     if (route.kind === 'not_found')
@@ -101,7 +118,8 @@ export async function createNotesServer(config: NotesServerConfig): Promise<Note
     // GET, DELETE and the rest on the MCP endpoint are audited decisions; elsewhere a plain 405.
     if (pathOf(req.url) === identity.endpointPath) return endpoint.refuseMethod(req, res);
     sendJson(res, 405, { error: 'invalid_request', error_description: 'Method not allowed' }, { Allow: route.allow });
-  });
+  };
+  const server = createBoundedServer(handler, { limits: config.limits, busyBody: BUSY_BODY });
   return {
     server,
     store,

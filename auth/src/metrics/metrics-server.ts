@@ -1,6 +1,5 @@
-import { createServer } from 'node:http';
 import type { Handler, RouteTable } from '@notegate/kit/http';
-import { closeServer, listen, matchRoute, sendJson } from '@notegate/kit/http';
+import { closeServer, createBoundedServer, listen, matchRoute, sendJson } from '@notegate/kit/http';
 import type { Registry } from 'prom-client';
 
 export const METRICS_PATH = '/metrics';
@@ -28,7 +27,8 @@ export async function startMetricsServer(
     res.end(body);
   };
   const routes: RouteTable = new Map([[METRICS_PATH, { GET: scrape }]]);
-  const server = createServer((req, res) => {
+  // Bounded like every server of the project (docs/security.md#security-properties).
+  const handler: Handler = (req, res) => {
     const route = matchRoute(routes, req.method, req.url);
     if (route.kind === 'found') {
       Promise.resolve(route.handler(req, res)).catch(() => {
@@ -40,7 +40,8 @@ export async function startMetricsServer(
     } else {
       sendJson(res, 405, { error: 'method_not_allowed' }, { Allow: route.allow });
     }
-  });
+  };
+  const server = createBoundedServer(handler, { busyBody: { error: 'server_busy' } });
   const base = await listen(server, host, port);
   return { url: new URL(METRICS_PATH, base), close: () => closeServer(server) };
 }

@@ -93,7 +93,8 @@ describe('notegate agent (a child process against the real deployment)', () => {
     assert.equal(report.error, 'invalid_token');
     assert.equal(report.accepted, false);
     assert.match(report.www_authenticate, /^Bearer error="invalid_token", .*resource_metadata=/);
-    assert.equal(report.body.error.data.error, 'invalid_token');
+    // Refused before its body was read: the OAuth error body, not a JSON-RPC error.
+    assert.equal(report.body.error, 'invalid_token');
     assert.deepEqual(errorLines(run.stderr), [
       `notegate agent: steal_token: ${stack.notesB.resource} refused the replayed token: 401 invalid_token`,
     ]);

@@ -51,6 +51,7 @@ describe('notegate authz', () => {
       /--signing-keys FILE .*\(default: none; one key generated in memory at start\)/,
       /--metrics-port PORT .*\(default: none: no metrics listener\)/,
       /--metrics-host HOST .*loopback.*\(default: 127\.0\.0\.1\)/,
+      /--max-connections N .*beyond them gets 503\. \(default: 512\)/,
       /--help/,
     ]) {
       assert.match(unwrapHelp(stdout), line);

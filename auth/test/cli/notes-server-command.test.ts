@@ -31,9 +31,12 @@ describe('notegate notes-server', () => {
       '--host HOST',
       '--port PORT',
       '--audit-log FILE',
+      '--max-token-lifetime SECONDS',
       '--metrics-port PORT',
       '--metrics-host HOST',
+      '--max-connections N',
     ]);
+    assert.match(unwrapHelp(result.stdout), /--max-token-lifetime SECONDS .*\(default: 900\)/);
     assert.match(unwrapHelp(result.stdout), /--metrics-host HOST .*loopback.*\(default: 127\.0\.0\.1\)/);
     assert.match(result.stdout, /^ {2}--help /m);
     assert.match(unwrapHelp(result.stdout), /--name NAME .*\(default: notes\)/);
@@ -61,6 +64,16 @@ describe('notegate notes-server', () => {
     ['a resource with a fragment', [...REQUIRED, '--resource', 'http://a/mcp#f'], /--resource: .*fragment/],
     ['a malformed issuer', [...REQUIRED, '--issuer', 'not a url'], /--issuer: 'not a url' is not an absolute URL/],
     ['a bad port', [...REQUIRED, '--port', '70000'], /--port: 70000 is out of range \(allowed: 0 to 65535\)/],
+    [
+      'a token lifetime bound of 0',
+      [...REQUIRED, '--max-token-lifetime', '0'],
+      /--max-token-lifetime: 0 is out of range \(allowed: 1 to 86400\)/,
+    ],
+    [
+      'a connection cap of 0',
+      [...REQUIRED, '--max-connections', '0'],
+      /--max-connections: 0 is out of range \(allowed: 1 to 65536\)/,
+    ],
     ['a bad name', [...REQUIRED, '--name', 'has space'], /--name: 'has space' is not allowed/],
     ['an unknown option', [...REQUIRED, '--verbose'], /unknown option --verbose/],
     ['a bad metrics port', [...REQUIRED, '--metrics-port', 'x'], /--metrics-port: 'x' is not an integer/],

@@ -1,5 +1,14 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -124,6 +133,27 @@ describe('the token file', () => {
     assert.deepEqual(readdirSync(dir), []);
     await assert.rejects(file.write('later'), /was removed/);
     assert.deepEqual(readdirSync(dir), []);
+  });
+
+  it('never writes through a symbolic link or into a file readable by others found at --token-file', async (t) => {
+    const dir = await tempDir(t);
+    const target = join(dir, 'elsewhere');
+    writeFileSync(target, 'untouched');
+    const link = join(dir, 'linked-token');
+    symlinkSync(target, link);
+    const linked = await TokenFile.create(link);
+    await linked.write('token-one');
+    assert.equal(lstatSync(link).isFile(), true, 'the link itself was replaced');
+    assert.equal(modeOf(link), 0o600);
+    assert.equal(readFileSync(target, 'utf8'), 'untouched');
+
+    const loose = join(dir, 'loose-token');
+    writeFileSync(loose, 'old');
+    chmodSync(loose, 0o666);
+    const file = await TokenFile.create(loose);
+    await file.write('token-two');
+    assert.equal(modeOf(loose), 0o600, 'a new 0600 file took its place');
+    assert.equal(readFileSync(loose, 'utf8'), 'token-two');
   });
 
   it('removes only the file when the path was given', async (t) => {

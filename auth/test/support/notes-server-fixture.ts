@@ -32,7 +32,9 @@ export interface NotesServerFixture {
   lastAudit(): AuditEntry;
 }
 
-export type FixtureOptions = Partial<Pick<NotesServerConfig, 'cacheVerifiedTokens' | 'tools' | 'onFault' | 'fetch'>> & {
+export type FixtureOptions = Partial<
+  Pick<NotesServerConfig, 'cacheVerifiedTokens' | 'tools' | 'onFault' | 'fetch' | 'limits' | 'maxTokenLifetimeS'>
+> & {
   /** Use the real clock (SDK clients and tokens then agree with wall time). */
   readonly realClock?: boolean;
   readonly notesDir?: string;
@@ -95,6 +97,31 @@ export function mcpHeaders(token?: string, extra: Record<string, string> = {}): 
     ...(token !== undefined && { authorization: `Bearer ${token}` }),
     ...extra,
   };
+}
+
+/** Headers of a well-formed 2026-07-28 POST: the method, and the tool of a tools/call, named in headers too. */
+export function modernHeaders(
+  token: string | undefined,
+  method: string,
+  tool?: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return mcpHeaders(token, {
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': method,
+    ...(tool !== undefined && { 'mcp-name': tool }),
+    ...extra,
+  });
+}
+
+/** A 2026-07-28 tools/call body: the revision and client capabilities travel in `_meta`. */
+export function modernToolCall(name: string, args: unknown, id: number | string = 1): string {
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': {},
+    'io.modelcontextprotocol/clientInfo': { name: 'raw-test', version: '1.0.0' },
+  };
+  return JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, _meta: meta } });
 }
 
 export function toolCall(name: string, args: unknown, id: number | string = 1): string {

@@ -1,4 +1,13 @@
 /** The generic HTTP helpers, shared with other packages of the workspace (`@notegate/kit/http`). */
+
+export type { BoundedServerOptions, HttpTimeouts, ServerLimits } from './bounded-server.js';
+export {
+  BUSY_HEADROOM_CONNECTIONS,
+  createBoundedServer,
+  DEFAULT_MAX_CONNECTIONS,
+  httpTimeouts,
+  REQUEST_TIMEOUT_MS,
+} from './bounded-server.js';
 export { closeServer, listen } from './listen.js';
 export { BodyTooLargeError, readBody, readResponseText } from './read-body.js';
 export { sendJson, sendJsonAndClose } from './respond.js';

@@ -1,5 +1,5 @@
 /** Helpers for the tests of every notegate package (`@notegate/kit/testing`); never used by a program. */
-
+export { dripBody, dripHeaders, getAndClose, holdConnection, type RawReply, sendNothing } from './bounded-clients.js';
 export { capturedIo } from './captured-io.js';
 export { type Finished, runInGroup, spawnNode } from './child-processes.js';
 export { assertOptionsDocumented, unwrapHelp } from './help-output.js';

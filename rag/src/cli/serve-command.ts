@@ -1,10 +1,12 @@
 import { errorMessage } from '@notegate/kit';
 import { type Command, type CommandLine, EXIT, packageVersion, UsageError, untilShutdown } from '@notegate/kit/cli';
 import { closeServer, listen } from '@notegate/kit/http';
+import { parseServerLimits, serverLimitOptions } from '@notegate/kit/server-options';
 import { hasVectors } from '../config/models.js';
 import type { RagEnvironment } from '../config/environment.js';
 import type { RagConfig } from '../config/load-config.js';
 import { SharedEmbedder } from '../embed/shared-embedder.js';
+import { reportedIndexPath } from '../http/health.js';
 import { createSearchServer } from '../http/search-server.js';
 import { IndexFollower } from '../indexer/index-follower.js';
 import { loadFromCache, SearchIndex } from '../search/search-index.js';
@@ -31,6 +33,11 @@ const OPTIONS = {
     description:
       'Follow the vault folders: index changed, new and deleted notes within about a second (one index run at start, then after each change; waits while another index run holds the index).',
   },
+  'verbose-health': {
+    type: 'boolean',
+    description: 'Report the absolute index path in /health (otherwise relative to the repository root).',
+  },
+  ...serverLimitOptions,
 } as const;
 
 export function createServeCommand(deps: RagCommandDeps): Command<typeof OPTIONS> {
@@ -50,6 +57,7 @@ async function runServe(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps)
   const { options } = line;
   const environment = deps.environment();
   const address = serverAddress(options, environment);
+  const limits = parseServerLimits(options);
   const config = configFor(options.config, deps, environment);
   const log = (text: string) => process.stderr.write(`notegate-rag serve: ${text}\n`);
   // With --watch, the index runs embed with the model the searches use: one copy per process.
@@ -69,11 +77,12 @@ async function runServe(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps)
   });
   const server = createSearchServer({
     index,
-    indexPath: config.indexPath,
+    indexPath: options['verbose-health'] ? config.indexPath : reportedIndexPath(config.indexPath, config.repoRoot),
     vaults: config.vaults.map((vault) => vault.id),
     bindHost: address.host,
     log,
     version: packageVersion(import.meta.url),
+    limits,
   });
   const url = await listen(server, address.host, address.port).catch((err: unknown) => {
     throw new UsageError(`--host/--port: cannot listen on ${address.host}:${address.port} (${listenError(err)})`);

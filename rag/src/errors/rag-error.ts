@@ -19,7 +19,9 @@ export type RagErrorCode =
   /** A search needs vectors and the index has none (`embed_model: none`). */
   | 'ERR_NO_VECTORS'
   /** An evaluation dataset file is malformed (the message names the file and line). */
-  | 'ERR_DATASET';
+  | 'ERR_DATASET'
+  /** The index file cannot be made owner-only (it belongs to another user, or its directory cannot be created). */
+  | 'ERR_INDEX_PERMISSIONS';
 
 export class RagError extends Error {
   constructor(

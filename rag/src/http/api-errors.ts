@@ -16,6 +16,7 @@ export const API_ERRORS = {
   index_unavailable: { status: 500, message: 'the index is not available; GET /health says why' },
   model_unavailable: { status: 500, message: 'the embedding model is not available; GET /health says why' },
   search_failed: { status: 500, message: 'the search failed; the server log has the details' },
+  server_busy: { status: 503, message: 'too many connections; retry later' },
 } as const;
 
 export type ApiErrorCode = keyof typeof API_ERRORS;

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { ResidentModelState } from '../embed/resident-model.js';
 import type { SnapshotState } from '../snapshot/snapshot-source.js';
 
@@ -68,4 +69,16 @@ export function healthBody(inputs: HealthInputs): { status: number; body: Record
 
 function isoOrNull(ms: number | undefined): string | null {
   return ms === undefined ? null : new Date(ms).toISOString();
+}
+
+/**
+ * docs/retrieval.md#get-health: the index path as /health shows it without `--verbose-health`: relative
+ * to the repository root of the config (`.notegate/index.sqlite`), or only the file name for an index
+ * outside it, so that the answer does not tell the machine's directory layout (user names, home paths).
+ */
+export function reportedIndexPath(indexPath: string, repoRoot: string): string {
+  const relative = path.relative(repoRoot, indexPath);
+  const outside = relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative);
+  if (relative === '' || outside) return path.basename(indexPath);
+  return relative.split(path.sep).join('/');
 }

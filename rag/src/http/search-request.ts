@@ -21,6 +21,13 @@ export interface IndexCapabilities {
 /** docs/retrieval.md#post-search: top is an integer 1 to 50, default 8. */
 export const TOP_MIN = 1;
 export const TOP_MAX = 50;
+/**
+ * docs/retrieval.md#query-limits: a query is at most 1,000 characters and 64 terms (words between
+ * spaces). Every step of a search grows with the query (tokenizing, the lexical leg's phrase and
+ * terms), and the steps run on the event loop, so an unbounded query would stall every other request.
+ */
+export const QUERY_MAX_CHARACTERS = 1_000;
+export const QUERY_MAX_TERMS = 64;
 /** Defaults and their reasons: docs/retrieval.md#post-search. `mode` is `lexical` on an index without vectors. */
 export const SEARCH_DEFAULTS = { top: 8, mode: 'hybrid', mmr: false, mmrLambda: 0.7 } as const;
 
@@ -102,7 +109,21 @@ function parseQuery(value: unknown): string {
   if (typeof value !== 'string' || value.trim() === '') {
     throw new ApiError('invalid_field', 'query: must be a non-empty string');
   }
+  if (exceedsCodePoints(value, QUERY_MAX_CHARACTERS)) {
+    throw new ApiError('invalid_field', `query: must be at most ${QUERY_MAX_CHARACTERS} characters`);
+  }
+  if (value.trim().split(/\s+/u).length > QUERY_MAX_TERMS) {
+    throw new ApiError('invalid_field', `query: must be at most ${QUERY_MAX_TERMS} terms (words between spaces)`);
+  }
   return value;
+}
+
+/** Code points, not UTF-16 units (a character outside the BMP counts once), counted only as far as needed. */
+function exceedsCodePoints(text: string, max: number): boolean {
+  if (text.length <= max) return false;
+  let count = 0;
+  for (const _ of text) if (++count > max) return true;
+  return false;
 }
 
 function parseTop(value: unknown): number {

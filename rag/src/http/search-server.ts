@@ -1,10 +1,13 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import {
   BodyTooLargeError,
+  createBoundedServer,
   type Handler,
   matchRoute,
+  pathOf,
   type RouteTable,
   readBody,
+  type ServerLimits,
   sendJson,
   sendJsonAndClose,
 } from '@notegate/kit/http';
@@ -23,6 +26,7 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
 export interface SearchServerDeps {
   /** The index and its query model, opened by the caller (started after the server binds). */
   readonly index: SearchIndex;
+  /** The index path as /health reports it (docs/retrieval.md#get-health): relative unless asked otherwise. */
   readonly indexPath: string;
   /** Vault ids of the config: the only ones a request may name, and the default search scope. */
   readonly vaults: readonly string[];
@@ -32,6 +36,8 @@ export interface SearchServerDeps {
   readonly log: (line: string) => void;
   /** The version /health reports (the package's). */
   readonly version: string;
+  /** Connection cap and request bound (docs/security.md#security-properties); tests shorten the bound. */
+  readonly limits?: Partial<ServerLimits>;
 }
 
 /** The composition root of `notegate-rag serve`: routes, screening, and error translation. */
@@ -41,14 +47,16 @@ export function createSearchServer(deps: SearchServerDeps): Server {
     ['/health', { GET: (_req, res) => health(res, deps) }],
     ['/search', { POST: (req, res) => search(req, res, deps) }],
   ]);
-  return createServer((req, res) => {
+  const handler: Handler = (req, res) => {
     void handle(req, res).catch((err: unknown) => {
       if (err instanceof BodyTooLargeError) return sendJsonAndClose(res, 413, new ApiError('body_too_large').body);
       const failure = err instanceof ApiError ? err : new ApiError('search_failed');
-      if (failure.status >= 500) deps.log(`${req.method} ${req.url}: ${describe(err)}`);
+      // The path, not the URL: the query string is the client's and is never logged.
+      if (failure.status >= 500) deps.log(`${req.method} ${pathOf(req.url)}: ${describe(err)}`);
       if (!res.headersSent) sendJson(res, failure.status, failure.body);
     });
-  });
+  };
+  return createBoundedServer(handler, { limits: deps.limits, busyBody: new ApiError('server_busy').body });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const refused = screenRequest({ host: req.headers.host, origin: req.headers.origin }, hostnames);

@@ -7,6 +7,7 @@ import { loadTransformersEmbedder } from '../embed/transformers-embedder.js';
 import { RagError } from '../errors/rag-error.js';
 import { SnapshotSource, type SnapshotSourceOptions } from '../snapshot/snapshot-source.js';
 import { needsQueryVector, type SearchOptions, type SearchResult, searchSnapshot } from './hybrid-search.js';
+import { TurnQueue } from './turn-queue.js';
 
 export interface SearchIndexOptions {
   readonly indexPath: string;
@@ -40,6 +41,8 @@ export class SearchIndex {
   readonly snapshots: SnapshotSource;
   private readonly embedder: ResidentModel | undefined;
   private readonly loadModelAtStart: boolean;
+  /** One ranking step per event-loop turn (docs/retrieval.md#query-limits). */
+  private readonly turns = new TurnQueue();
 
   constructor(options: SearchIndexOptions) {
     const { model, modelCacheDir } = options;
@@ -88,15 +91,17 @@ export class SearchIndex {
       this.embedder.start();
       queryVector = await this.embedder.embedQuery(options.query);
     }
-    // From here to the result nothing awaits: the snapshot cannot be swapped under this search.
-    const state = this.snapshots.current;
-    if (state.kind !== 'ready') {
-      throw new RagError(
-        state.kind === 'missing' ? 'ERR_INDEX_MISSING' : 'ERR_INDEX_UNAVAILABLE',
-        state.kind === 'loading' ? 'the index is still loading' : state.reason,
-      );
-    }
-    return searchSnapshot(state.snapshot, queryVector, options);
+    // Inside the job nothing awaits: the snapshot cannot be swapped under this search.
+    return this.turns.run(() => {
+      const state = this.snapshots.current;
+      if (state.kind !== 'ready') {
+        throw new RagError(
+          state.kind === 'missing' ? 'ERR_INDEX_MISSING' : 'ERR_INDEX_UNAVAILABLE',
+          state.kind === 'loading' ? 'the index is still loading' : state.reason,
+        );
+      }
+      return searchSnapshot(state.snapshot, queryVector, options);
+    });
   }
 
   async close(): Promise<void> {

@@ -1,8 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import Database from 'better-sqlite3';
 import { RagError } from '../errors/rag-error.js';
 import { isBusy } from './open-database.js';
+import { preparePrivateFile } from './private-files.js';
 
 export interface IndexLock {
   release(): void;
@@ -15,7 +14,7 @@ export interface IndexLock {
  */
 export function acquireIndexLock(indexPath: string, waitMs = 0): IndexLock {
   const lockPath = `${indexPath}.lock`;
-  mkdirSync(path.dirname(lockPath), { recursive: true });
+  preparePrivateFile(lockPath);
   const db = new Database(lockPath, { timeout: waitMs });
   try {
     db.exec('BEGIN EXCLUSIVE');

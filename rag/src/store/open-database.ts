@@ -1,6 +1,5 @@
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import Database from 'better-sqlite3';
+import { preparePrivateFile } from './private-files.js';
 
 /** docs/retrieval.md#index-format: index and serve share one file; waiting beats failing with SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 30_000;
@@ -25,7 +24,7 @@ export interface OpenOptions {
  */
 export function openDatabase(file: string, options: OpenOptions = {}): Database.Database {
   const writer = !options.readonly && !options.reader;
-  if (writer) mkdirSync(path.dirname(file), { recursive: true });
+  if (writer) preparePrivateFile(file);
   const db = new Database(file, {
     readonly: options.readonly ?? false,
     fileMustExist: !writer,

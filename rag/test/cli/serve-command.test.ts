@@ -60,6 +60,8 @@ describe('notegate-rag serve (process)', () => {
       /--config PATH .*\(default: rag\/vaults\.json under the repository root\)/,
       /--port PORT .*\(default: NOTEGATE_SERVER_PORT, else 8765\)/,
       /--host ADDRESS .*\(default: NOTEGATE_SERVER_HOST, else 127\.0\.0\.1\)/,
+      /--verbose-health .*\(default: off\)/,
+      /--max-connections N .*\(default: 512\)/,
       /--help/,
     ]) {
       assert.match(unwrapHelp(result.stdout), option);
@@ -100,12 +102,26 @@ describe('notegate-rag serve (process)', () => {
     const url = new URL(line.replace('listening on ', ''));
     assert.equal(url.hostname, '127.0.0.1');
     const health = await fetch(new URL('/health', url));
-    const body = (await health.json()) as { index: { state: string } };
+    const body = (await health.json()) as { index: { state: string; path: string } };
     // No index yet: the server runs and says so.
     assert.equal(health.status, 503);
     assert.equal(body.index.state, 'missing');
+    assert.equal(body.index.path, '.notegate/index.sqlite', 'relative to the repository root');
     child.process.kill('SIGTERM');
     assert.equal(await child.exited(), 0);
     assert.deepEqual(child.lines, [line]);
+  });
+
+  it('reports the absolute index path in /health only under --verbose-health', async (t) => {
+    const ws = workspace(t, { v: { 'a.md': '# A\n\nAlpha.\n' } });
+    const env = { PATH: process.env.PATH, HOME: ws.home, NOTEGATE_MODEL_CACHE: testModelCache() };
+    const args = ['serve', '--config', ws.configPath, '--port', '0', '--verbose-health'];
+    const child = spawnNode(t, cliPath(), args, { env });
+    const url = new URL((await child.waitForLine(/^listening on /)).replace('listening on ', ''));
+    const body = (await (await fetch(new URL('/health', url))).json()) as { index: { path: string } };
+    assert.equal(body.index.path, ws.config.indexPath);
+    assert.ok(path.isAbsolute(body.index.path));
+    child.process.kill('SIGTERM');
+    assert.equal(await child.exited(), 0);
   });
 });

@@ -61,6 +61,26 @@ export function checkExpiry(claims: AccessTokenClaims, nowS: number): void {
   }
 }
 
+/** docs/protocol.md#limits: how far ahead of our clock a token's iat may be (the token service's leeway). */
+export const ISSUED_AT_LEEWAY_S = 30;
+/** docs/protocol.md#limits: the default of --max-token-lifetime; our tokens live 300 s. */
+export const DEFAULT_MAX_TOKEN_LIFETIME_S = 900;
+
+/**
+ * Defence in depth beyond RFC 9068 §4 (docs/protocol.md#bearer-checks): a token issued in the future
+ * (beyond the leeway) or living longer than `maxLifetimeS` is refused, so that a mis-set issuer clock or
+ * a key that signs long-lived tokens cannot mint tokens that outlive their purpose here.
+ */
+export function checkIssuedAt(claims: AccessTokenClaims, nowS: number, maxLifetimeS: number): void {
+  if (claims.iat > nowS + ISSUED_AT_LEEWAY_S) {
+    throw bearerError('ERR_NOT_YET_VALID', `iat ${claims.iat} is after now ${nowS} + ${ISSUED_AT_LEEWAY_S} s`);
+  }
+  const lifetimeS = claims.exp - claims.iat;
+  if (lifetimeS > maxLifetimeS) {
+    throw bearerError('ERR_LIFETIME', `exp - iat is ${lifetimeS} s, more than ${maxLifetimeS} s`);
+  }
+}
+
 function isNumericDate(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value);
 }

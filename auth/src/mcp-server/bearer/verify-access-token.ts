@@ -6,6 +6,7 @@ import {
   type AccessTokenClaims,
   checkAudience,
   checkExpiry,
+  checkIssuedAt,
   checkIssuer,
   checkRequiredClaims,
 } from './claim-checks.js';
@@ -21,6 +22,8 @@ export interface AccessTokenVerifierOptions {
   readonly resource: string;
   readonly keys: KeySetCache;
   readonly clock: Clock;
+  /** Largest exp - iat accepted (`--max-token-lifetime`). */
+  readonly maxLifetimeS: number;
   /** Omit to verify every token in full. */
   readonly cache?: VerifiedTokenCache;
 }
@@ -39,7 +42,7 @@ export type AccessTokenVerifier = (token: string, witness?: VerificationWitness)
  * after this (see checkToolScope).
  */
 export function createAccessTokenVerifier(options: AccessTokenVerifierOptions): AccessTokenVerifier {
-  const { issuer, resource, keys, clock, cache } = options;
+  const { issuer, resource, keys, clock, cache, maxLifetimeS } = options;
   return async (token, witness) => {
     const remembered = cache?.get(token, epochSeconds(clock));
     if (remembered) return remembered;
@@ -55,7 +58,9 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions): 
     checkIssuer(payload, issuer);
     checkAudience(payload, resource);
     const claims = checkRequiredClaims(payload);
-    checkExpiry(claims, epochSeconds(clock));
+    const nowS = epochSeconds(clock);
+    checkExpiry(claims, nowS);
+    checkIssuedAt(claims, nowS, maxLifetimeS);
     cache?.put(token, claims);
     return claims;
   };

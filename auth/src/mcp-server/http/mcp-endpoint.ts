@@ -6,6 +6,7 @@ import { clip } from '../../shared/clip.js';
 import { extractBearerToken } from '../bearer/extract-bearer-token.js';
 import type { AccessTokenVerifier } from '../bearer/verify-access-token.js';
 import { authorizeToolCall, knownTool } from '../request/authorize-tool-call.js';
+import { headerCall } from '../request/header-call.js';
 import { screenHeaders } from '../request/header-screening.js';
 import { readJsonBody } from '../request/read-json-body.js';
 import { parseRpcMessage, type RpcMessage, toolCallOf } from '../request/rpc-message.js';
@@ -26,16 +27,17 @@ export interface McpEndpointOptions {
 
 /**
  * POST on the MCP endpoint, one decision per request:
- *   1. headers: Origin, declared size, Content-Type, Accept (no body read yet);
- *   2. body: at most 1 MiB, JSON, one JSON-RPC message, a tools/call names a tool;
- *   3. bearer token (docs/protocol.md#bearer-checks, in order);
+ *   1. headers: Origin, declared size, Content-Type, Accept;
+ *   2. bearer token (docs/protocol.md#bearer-checks, in order), from the headers alone;
+ *   3. body, only now: at most 1 MiB, at most 64 levels deep, JSON, one JSON-RPC message, a
+ *      tools/call names a tool;
  *   4. tools/call: known tool, its scope granted, arguments valid;
  *   5. the SDK serves it with only the granted tools registered.
- * Screening runs before authentication so that every refusal of a readable
- * JSON-RPC request can echo its id (docs/protocol.md#challenges-and-error-bodies), while the 1 MiB cap bounds
- * what an unauthenticated client can make us read and parse; a declared
- * oversize body is refused from its headers alone, so an unauthenticated
- * 2 MiB body gets 413, not 401.
+ * An unauthenticated request costs no body read or parse (docs/security.md#security-properties): its
+ * 401 is answered from the headers and the connection closed, so its refusal cannot echo a JSON-RPC id
+ * (its challenge names every scope of the server, which needs no body); a 2026-07-28 request names its
+ * method and tool in headers, which its audit line then carries. A declared oversize body is refused
+ * from its headers before the token is looked at, so an unauthenticated 2 MiB body gets 413, not 401.
  */
 export function createMcpEndpoint(options: McpEndpointOptions) {
   const { identity, verify, catalog, dispatcher, audit } = options;
@@ -47,16 +49,18 @@ export function createMcpEndpoint(options: McpEndpointOptions) {
     let bodyRead = false;
     try {
       screenHeaders(req.headers, identity.origin);
+      const claimed = headerCall(req.headers);
+      trail.method = claimed?.method;
+      trail.tool = claimed?.tool ?? null;
+      const claims = await verify(extractBearerToken(req.headers.authorization), trail);
+      trail.claims = claims;
       const body = await readJsonBody(req);
       bodyRead = true;
       message = parseRpcMessage(body);
-      // Client-chosen strings are bounded before they reach an audit line.
-      trail.method = clip(message.method, 128);
+      trail.method = clip(message.method);
       const call = toolCallOf(message);
-      trail.tool = call ? clip(call.name, 128) : null;
+      trail.tool = call ? clip(call.name) : null;
       trail.scope = call ? catalog.get(call.name)?.scope : undefined;
-      const claims = await verify(extractBearerToken(req.headers.authorization), trail);
-      trail.claims = claims;
       if (call) authorizeToolCall(knownTool(catalog, call), claims, call);
       const sdkRequest = toSdkRequest(identity.resource, req.headers, abortOnDisconnect(res));
       const response = await dispatcher.dispatch(catalog.toolsGrantedBy(claims.scopes), sdkRequest, body);
@@ -88,6 +92,8 @@ export function createMcpEndpoint(options: McpEndpointOptions) {
       serverScope,
       metadataUrl: identity.metadataUrl,
     });
+    // The decision is on record before the client can see it (docs/protocol.md#audit-lines).
+    audit.deny(trail, error);
     if (!res.headersSent) {
       // An unread body is not drained: the connection closes after the answer.
       const send = bodyRead ? sendJson : sendJsonAndClose;
@@ -95,7 +101,6 @@ export function createMcpEndpoint(options: McpEndpointOptions) {
     } else {
       res.destroy();
     }
-    audit.deny(trail, error);
   }
 
   return { post, refuseMethod };

@@ -20,5 +20,5 @@ export function knownTool(catalog: ToolCatalog, call: ToolCall): ScopedTool {
 export function authorizeToolCall(tool: ScopedTool, claims: AccessTokenClaims, call: ToolCall): void {
   checkToolScope(claims, tool.scope);
   const problem = tool.argumentProblem(call.arguments);
-  if (problem !== undefined) throw requestError('ERR_INVALID_ARGUMENTS', clip(problem, 300));
+  if (problem !== undefined) throw requestError('ERR_INVALID_ARGUMENTS', clip(problem));
 }

@@ -1,5 +1,6 @@
 import { errorMessage } from '@notegate/kit';
 import { compactVerify } from 'jose';
+import { clip } from '../../shared/clip.js';
 import type { KeysResult } from '../bundles/jwt-bundle-source.js';
 import type { SvidHeader } from './header.js';
 import { SvidError } from './svid-error.js';
@@ -13,17 +14,19 @@ export async function verifySvidSignature(token: string, header: SvidHeader, key
   if (keysResult.status === 'unavailable') throw new SvidError('bundle_unavailable', keysResult.reason);
   if (keysResult.status === 'untrusted') throw new SvidError('untrusted', keysResult.reason);
   const bundleKey = keysResult.keys.get(header.kid);
+  // Before the signature verifies, the kid is the client's: clipped wherever it is quoted.
+  const kid = clip(header.kid);
   if (!bundleKey) {
-    throw new SvidError('kid', `kid ${header.kid} is not in the bundle of ${keysResult.trustDomain}`);
+    throw new SvidError('kid', `kid ${kid} is not in the bundle of ${keysResult.trustDomain}`);
   }
   const key = bundleKey.keys.get(header.alg);
   if (!key) {
     const what = bundleKey.crv ? `${bundleKey.kty} ${bundleKey.crv}` : bundleKey.kty;
-    throw new SvidError('algorithm', `alg ${header.alg} does not match key ${header.kid} (${what})`);
+    throw new SvidError('algorithm', `alg ${header.alg} does not match key ${kid} (${what})`);
   }
   try {
     await compactVerify(token, key, { algorithms: [header.alg] });
   } catch (err) {
-    throw new SvidError('signature', `signature does not verify with key ${header.kid}: ${errorMessage(err)}`);
+    throw new SvidError('signature', `signature does not verify with key ${kid}: ${errorMessage(err)}`);
   }
 }

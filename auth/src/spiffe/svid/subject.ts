@@ -1,3 +1,4 @@
+import { clip } from '../../shared/clip.js';
 import type { SpiffeId } from '../spiffe-id.js';
 import { parseSpiffeId, SpiffeIdError } from '../spiffe-id.js';
 import { SvidError } from './svid-error.js';
@@ -22,7 +23,7 @@ export function svidSubject(claims: Record<string, unknown>, expectedTrustDomain
     throw err;
   }
   if (expectedTrustDomain !== undefined && parsed.trustDomain !== expectedTrustDomain) {
-    throw new SvidError('trust_domain', `sub ${sub} is not in trust domain ${expectedTrustDomain}`);
+    throw new SvidError('trust_domain', `sub ${clip(sub)} is not in trust domain ${expectedTrustDomain}`);
   }
   return { ...parsed, id: sub };
 }

@@ -5,6 +5,7 @@ import {
   type AccessTokenClaims,
   checkAudience,
   checkExpiry,
+  checkIssuedAt,
   checkIssuer,
   checkRequiredClaims,
 } from '../../../src/mcp-server/bearer/claim-checks.js';
@@ -149,6 +150,12 @@ describe('claim checks', () => {
     checkExpiry(claims, 1_000_299);
     assert.throws(() => checkExpiry(claims, 1_000_300), refusedWith('ERR_EXPIRED'));
     assert.throws(() => checkExpiry(claims, 1_000_009), refusedWith('ERR_NOT_YET_VALID'));
+  });
+  it('refuses a token issued beyond the 30 s leeway or living longer than the maximum', () => {
+    const claims = checkRequiredClaims(payload({ iat: 1_000_000, exp: 1_000_900 }));
+    checkIssuedAt(claims, 999_970, 900);
+    assert.throws(() => checkIssuedAt(claims, 999_969, 900), refusedWith('ERR_NOT_YET_VALID'));
+    assert.throws(() => checkIssuedAt(claims, 1_000_000, 899), refusedWith('ERR_LIFETIME'));
   });
   it('parses scope lists per RFC 6749 §3.3', () => {
     assert.deepEqual(parseScopeParameter('notes:read'), new Set(['notes:read']));

@@ -6,6 +6,8 @@ import { TEST_SUBJECT, type TestAccessTokenIssuer } from '../../support/access-t
 import {
   challengeParams,
   mcpHeaders,
+  modernHeaders,
+  modernToolCall,
   type NotesServerFixture,
   notification,
   startNotesServer,
@@ -168,6 +170,32 @@ const rows: Row[] = [
     spiffeId: 'verified',
   },
   {
+    name: 'a token living longer than --max-token-lifetime (900 s) is refused',
+    token: (issuer, fixture) => issuer.sign({ claims: { iat: fixture.clock.nowS, exp: fixture.clock.nowS + 901 } }),
+    status: 401,
+    error: 'invalid_token',
+    auditReason:
+      /^invalid_token: The access token lifetime exceeds the allowed maximum \(exp - iat is 901 s, more than 900 s\)$/,
+    spiffeId: 'verified',
+  },
+  {
+    name: 'a token issued more than 30 s in the future is refused',
+    token: (issuer, fixture) =>
+      issuer.sign({ claims: { iat: fixture.clock.nowS + 31, exp: fixture.clock.nowS + 331 } }),
+    status: 401,
+    error: 'invalid_token',
+    auditReason: /^invalid_token: The access token is not yet valid \(iat \d+ is after now \d+ \+ 30 s\)$/,
+    spiffeId: 'verified',
+  },
+  {
+    name: 'a token issued 30 s in the future and living 900 s is accepted (both bounds inclusive)',
+    token: (issuer, fixture) =>
+      issuer.sign({ claims: { iat: fixture.clock.nowS + 30, exp: fixture.clock.nowS + 930 } }),
+    status: 200,
+    auditReason: /^allowed: access granted/,
+    spiffeId: 'verified',
+  },
+  {
     name: 'a token without the tool scope gets 403 insufficient_scope naming the scope',
     token: (issuer) => issuer.sign({ claims: { scope: 'notes:write' } }),
     status: 403,
@@ -184,43 +212,70 @@ const rows: Row[] = [
   },
 ];
 
-describe('bearer authentication at the MCP server (the bearer-checks table, over HTTP)', () => {
-  for (const row of rows) {
-    it(row.name, async (t) => {
-      const fixture = await startNotesServer(t);
-      const token = await row.token(fixture.issuer, fixture);
-      const headers = row.name.includes('non-Bearer')
-        ? mcpHeaders(undefined, { authorization: 'Basic dXNlcjpwdw==' })
-        : mcpHeaders(token);
-      const response = await fetch(fixture.endpoint, { method: 'POST', headers, body: read });
-      assert.equal(response.status, row.status);
-      const body = (await response.json()) as Record<string, unknown>;
-      const audit = fixture.lastAudit();
-      assert.equal(audit.component, 'mcp_server:test');
-      assert.equal(audit.tool, 'notes.search');
-      assert.equal(audit.decision, row.status === 200 ? 'allow' : 'deny');
-      assert.match(audit.reason, row.auditReason);
-      const expectedId = { verified: TEST_SUBJECT, unverified: `unverified:${TEST_SUBJECT}` };
-      assert.equal(audit.spiffe_id, row.spiffeId === null ? null : expectedId[row.spiffeId]);
-      if (row.status === 200) {
-        assert.equal(response.headers.get('www-authenticate'), null);
-        assert.ok('result' in body);
-        return;
-      }
-      const challenge = challengeParams(response.headers.get('www-authenticate'));
-      assert.equal(challenge.resource_metadata, `${fixture.base.origin}/.well-known/oauth-protected-resource/mcp`);
-      assert.equal(challenge.error, row.error);
-      // A 401 names every scope of the server (RFC 6750 §3); a 403 the one this call needs.
-      assert.equal(challenge.scope, row.status === 401 ? 'notes:read notes:write' : 'notes:read');
-      assert.equal(body.id, 7);
-      assert.deepEqual(Object.keys(body).sort(), ['error', 'id', 'jsonrpc']);
-      const error = body.error as { data: Record<string, unknown> };
-      assert.equal(error.data.error, row.error);
-      assert.equal(typeof error.data.error_description, 'string');
-      if (row.error) assert.equal(challenge.error_description, error.data.error_description);
-    });
-  }
-});
+/** The same call in both revisions: only 2026-07-28 names the method and tool in headers. */
+const revisions = [
+  {
+    revision: '2025-11-25',
+    headers: (token: string | undefined, extra: Record<string, string> = {}) => mcpHeaders(token, extra),
+    body: read,
+  },
+  {
+    revision: '2026-07-28',
+    headers: (token: string | undefined, extra: Record<string, string> = {}) =>
+      modernHeaders(token, 'tools/call', 'notes.search', extra),
+    body: modernToolCall('notes.search', { query: 'anything' }, 7),
+  },
+] as const;
+
+for (const { revision, headers: headersOf, body: requestBody } of revisions) {
+  const namedInHeaders = revision === '2026-07-28';
+  describe(`bearer authentication at the MCP server (the bearer-checks table, over HTTP, ${revision})`, () => {
+    for (const row of rows) {
+      it(row.name, async (t) => {
+        const fixture = await startNotesServer(t);
+        const token = await row.token(fixture.issuer, fixture);
+        const headers = row.name.includes('non-Bearer')
+          ? headersOf(undefined, { authorization: 'Basic dXNlcjpwdw==' })
+          : headersOf(token);
+        const response = await fetch(fixture.endpoint, { method: 'POST', headers, body: requestBody });
+        assert.equal(response.status, row.status);
+        const body = (await response.json()) as Record<string, unknown>;
+        const audit = fixture.lastAudit();
+        // A 401 is decided before the body is read: only headers can have named the tool.
+        const bodyRead = row.status !== 401;
+        assert.equal(audit.component, 'mcp_server:test');
+        assert.equal(audit.tool, bodyRead || namedInHeaders ? 'notes.search' : null);
+        assert.equal(audit.decision, row.status === 200 ? 'allow' : 'deny');
+        assert.match(audit.reason, row.auditReason);
+        const expectedId = { verified: TEST_SUBJECT, unverified: `unverified:${TEST_SUBJECT}` };
+        assert.equal(audit.spiffe_id, row.spiffeId === null ? null : expectedId[row.spiffeId]);
+        if (row.status === 200) {
+          assert.equal(response.headers.get('www-authenticate'), null);
+          assert.ok('result' in body);
+          return;
+        }
+        const challenge = challengeParams(response.headers.get('www-authenticate'));
+        assert.equal(challenge.resource_metadata, `${fixture.base.origin}/.well-known/oauth-protected-resource/mcp`);
+        assert.equal(challenge.error, row.error);
+        // A 401 names every scope of the server (RFC 6750 §3), which needs no body; a 403 the one this call needs.
+        assert.equal(challenge.scope, row.status === 401 ? 'notes:read notes:write' : 'notes:read');
+        if (bodyRead) {
+          assert.equal(body.id, 7);
+          assert.deepEqual(Object.keys(body).sort(), ['error', 'id', 'jsonrpc']);
+          const error = body.error as { data: Record<string, unknown> };
+          assert.equal(error.data.error, row.error);
+          assert.equal(challenge.error_description, error.data.error_description);
+          return;
+        }
+        // Unread, so not known to be JSON-RPC: the OAuth error body, and the connection closes.
+        assert.equal(response.headers.get('connection'), 'close');
+        assert.equal(body.error, row.error);
+        assert.equal(typeof body.error_description, 'string');
+        if (row.error) assert.equal(challenge.error_description, body.error_description);
+      });
+    }
+  });
+}
 
 describe('bearer challenge details', () => {
   it('answers a request that is not a JSON-RPC request with {error, error_description}', async (t) => {
@@ -234,6 +289,14 @@ describe('bearer challenge details', () => {
       error: 'invalid_token',
       error_description: 'The access token type is not at+jwt',
     });
+  });
+
+  it('takes the lifetime bound from its configuration (--max-token-lifetime)', async (t) => {
+    const fixture = await startNotesServer(t, { maxTokenLifetimeS: 300 });
+    const { nowS } = fixture.clock;
+    assert.equal((await post(fixture, await fixture.issuer.sign({ claims: { exp: nowS + 300 } }), read)).status, 200);
+    assert.equal((await post(fixture, await fixture.issuer.sign({ claims: { exp: nowS + 301 } }), read)).status, 401);
+    assert.match(fixture.lastAudit().reason, /more than 300 s/);
   });
 
   it('never fetches keys from a URL the token names (jku, x5u) and refuses the token', async (t) => {
