@@ -11,6 +11,7 @@ import { callMcpServer, onlyTo } from '../../src/agent/mcp-call.js';
 import { rejectsAt } from '../support/agent-assertions.js';
 import { freePort, startNotesServer } from '../support/notes-server-fixture.js';
 import { ScriptedServer } from '../support/scripted-server.js';
+import { notesIn } from '../support/test-engine.js';
 
 /**
  * A server that speaks only revision 2025-11-25 (the v1 SDK, stateless, plain node:http), recording
@@ -92,7 +93,7 @@ describe('the MCP call (official SDK client)', () => {
       err.message,
       /HTTP 403 .*needs scope "notes:write"; WWW-Authenticate: Bearer error="insufficient_scope"/,
     );
-    assert.equal(fixture.notes.store.size, 0);
+    assert.deepEqual(notesIn(fixture.notesDir), []);
   });
 
   it('reports a 401 with the challenge as an authentication failure', async (t) => {

@@ -131,7 +131,9 @@ export class IndexFollower {
       });
       for (const failed of summary.failed) log(`indexing ${failed.vault}/${failed.path} failed: ${failed.error}`);
       if (summary.new + summary.updated + summary.removed > 0) {
-        log(`indexed: ${summary.new} new, ${summary.updated} updated, ${summary.removed} removed (${summary.durationMs} ms)`);
+        log(
+          `indexed: ${summary.new} new, ${summary.updated} updated, ${summary.removed} removed (${summary.durationMs} ms)`,
+        );
       }
       await this.#options.onIndexed(summary);
       return 'indexed';

@@ -55,7 +55,8 @@ export class SearchIndex {
       reloadSpacing: options.reloadSpacing,
     });
     const hubUrl = options.modelHubUrl ?? new URL(DEFAULT_MODEL_HUB_URL);
-    const load = options.loadEmbedder ?? ((spec, dir) => loadFromCache(spec, { modelCacheDir: dir, modelHubUrl: hubUrl }));
+    const load =
+      options.loadEmbedder ?? ((spec, dir) => loadFromCache(spec, { modelCacheDir: dir, modelHubUrl: hubUrl }));
     this.embedder = hasVectors(model) ? new ResidentModel(() => load(model, modelCacheDir)) : undefined;
     this.loadModelAtStart = (options.loadModel ?? 'at-start') === 'at-start';
   }

@@ -6,6 +6,7 @@ import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextp
 import { notesTools } from '../../../src/mcp-server/tools/notes-tools.js';
 import type { ToolRegistration } from '../../../src/mcp-server/tools/tool-catalog.js';
 import { type NotesServerFixture, startNotesServer } from '../../support/notes-server-fixture.js';
+import { notesIn } from '../../support/test-engine.js';
 
 type Negotiation = 'pin' | 'auto' | 'legacy';
 
@@ -124,7 +125,7 @@ describe('official SDK clients against the notes server', () => {
     await assert.rejects(client.callTool({ name: 'notes.write', arguments: { title: 't', body: 'b' } }));
     const denial = fixture.audit().find((entry) => entry.decision === 'deny');
     assert.equal(denial?.status, 403);
-    assert.equal(fixture.notes.store.size, 0, 'nothing was written');
+    assert.deepEqual(notesIn(fixture.notesDir), [], 'nothing was written');
   });
 
   it('reuses pooled SDK instances for 2026-07-28 traffic', async (t) => {
@@ -155,7 +156,7 @@ describe('official SDK clients against the notes server', () => {
         }),
     };
     const fixture = await startNotesServer(t, {
-      tools: (store) => [...notesTools(store, () => undefined), probe],
+      tools: (engine) => [...notesTools(engine, () => undefined), probe],
     });
     const token = await fixture.issuer.sign();
     const modern = await modernClient(fixture, token);
