@@ -51,9 +51,9 @@ describe('the MCP call (official SDK client)', () => {
       token,
       operation: { kind: 'call_tool', name: 'notes.search', arguments: { query: 'rotate' } },
     });
-    const content = result.structuredContent as { results: { title: string }[] };
+    const content = result.structuredContent as { hits: { title: string }[] };
     assert.deepEqual(
-      content.results.map((hit) => hit.title),
+      content.hits.map((hit) => hit.title),
       ['Plan'],
     );
     const listed = await callMcpServer({ token, operation: { kind: 'list_tools' } });

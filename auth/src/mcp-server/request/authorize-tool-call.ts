@@ -22,4 +22,6 @@ export function authorizeToolCall(tool: ScopedTool, claims: AccessTokenClaims, c
   checkToolScope(claims, tool.scope);
   const problem = tool.argumentProblem(call.arguments);
   if (problem !== undefined) throw requestError('ERR_INVALID_ARGUMENTS', clip(problem));
+  const refused = tool.refusal?.(call.arguments);
+  if (refused) throw refused;
 }

@@ -65,11 +65,11 @@ describe('official SDK clients against the notes server', () => {
         await client.callTool({ name: 'notes.write', arguments: { title: 'Plan', body: 'Rotate the signing key.' } }),
       );
       assert.equal(written.created, true);
-      assert.match(String(written.id), /^[0-9a-f]{24}$/);
+      assert.equal(written.path, 'Plan.md');
       const found = structured(await client.callTool({ name: 'notes.search', arguments: { query: 'signing' } }));
       assert.deepEqual(
-        (found.results as { id: string }[]).map((hit) => hit.id),
-        [written.id],
+        (found.hits as { path: string }[]).map((hit) => hit.path),
+        [written.path],
       );
       const allows = fixture.audit().filter((entry) => entry.decision === 'allow');
       assert.ok(
@@ -91,8 +91,8 @@ describe('official SDK clients against the notes server', () => {
       arguments: { title: 'Überprüfung', body: '年次の鍵の確認' },
     });
     assert.equal(written.isError, undefined);
-    const found = await client.callTool({ name: 'notes.search', arguments: { query: '鍵の確認', limit: 5 } });
-    assert.equal((structured(found).results as unknown[]).length, 1);
+    const found = await client.callTool({ name: 'notes.search', arguments: { query: '鍵の確認', top: 5 } });
+    assert.equal((structured(found).hits as unknown[]).length, 1);
     assert.ok(contentTypes.length >= 3);
     for (const type of contentTypes.filter((value) => value !== '(none)')) assert.match(type, /^application\/json/);
   });
