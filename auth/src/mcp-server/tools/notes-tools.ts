@@ -99,11 +99,10 @@ export function notesTools(engine: NotesEngine, onFault: (tool: string, err: unk
           return { vault: engine.writeVaultId, ...written };
         } catch (err) {
           // Checked when the call was screened; a folder changed since then lands here.
-          if (err instanceof NotePlaceError) {
-            onFault('notes.write', err);
-            throw new ToolFailure(toolError('ERR_NOTE_PATH').description);
-          }
-          throw err;
+          onFault('notes.write', err);
+          if (err instanceof NotePlaceError) throw new ToolFailure(toolError('ERR_NOTE_PATH').description);
+          // The file system refused (a file where a folder should be, a full disk): the old note stands.
+          throw new ToolFailure('The note could not be written; nothing was changed');
         }
       },
     }),

@@ -175,7 +175,11 @@ describe('request limits and bad input on the MCP endpoint', () => {
     }
     assert.match(fixture.lastAudit().reason, /^invalid_request: The tool arguments/);
     assert.deepEqual(readdirSync(outside), [], 'nothing written outside the vault');
-    assert.deepEqual(notesIn(fixture.notesDir), ['link.md'], 'nothing written inside it either (link.md is the planted link)');
+    assert.deepEqual(
+      notesIn(fixture.notesDir),
+      ['link.md'],
+      'nothing written inside it either (link.md is the planted link)',
+    );
   });
 
   it('audits why a path was refused, and never echoes it to the client', async (t) => {
