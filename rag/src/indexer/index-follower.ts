@@ -49,6 +49,7 @@ export class IndexFollower {
   #running: Promise<void> | undefined;
   #waiting: ((indexed: boolean) => void)[] = [];
   #closed = false;
+  #waitingForLock = false;
 
   constructor(options: IndexFollowerOptions) {
     this.#options = options;
@@ -98,6 +99,8 @@ export class IndexFollower {
     const waiting = this.#waiting.splice(0);
     const outcome = await this.#runOnce();
     if (outcome === 'busy' && !this.#closed) {
+      if (!this.#waitingForLock) this.#options.log('another index run holds the index; indexing once it has finished');
+      this.#waitingForLock = true;
       this.#waiting.unshift(...waiting);
       this.#dirty = false;
       clearTimeout(this.#timer);
@@ -107,6 +110,7 @@ export class IndexFollower {
       }, this.#busyRetryMs);
       return;
     }
+    this.#waitingForLock = false;
     for (const resolve of waiting) resolve(outcome === 'indexed');
   }
 
