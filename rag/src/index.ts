@@ -13,6 +13,7 @@ export { DEFAULT_MODEL_ID, findModel, hasVectors, MODELS, type ModelSpec, NO_MOD
 export { NOTES_FOLDER_INDEX, NOTES_FOLDER_VAULT_ID, notesFolderConfig } from './config/notes-folder.js';
 export { type DownloadOptions, ensureModelFiles, type FetchLike } from './embed/download.js';
 export type { Embedder } from './embed/embedder.js';
+export { missingModelFiles } from './embed/model-files.js';
 export { ResidentModel, type ResidentModelState } from './embed/resident-model.js';
 export { SharedEmbedder } from './embed/shared-embedder.js';
 export { loadTransformersEmbedder } from './embed/transformers-embedder.js';
