@@ -139,6 +139,14 @@ describe('official SDK clients against the notes server', () => {
     assert.ok(fixture.notes.dispatcher.pooledInstances <= 11, `built ${fixture.notes.dispatcher.pooledInstances}`);
   });
 
+  it('reuses pooled SDK instances for 2025-11-25 traffic too', async (t) => {
+    const fixture = await startNotesServer(t);
+    const client = await legacyClient(fixture, await fixture.issuer.sign());
+    t.after(() => client.close());
+    for (let i = 0; i < 20; i++) await client.callTool({ name: 'notes.search', arguments: { query: `q${i}` } });
+    assert.ok(fixture.notes.dispatcher.pooledInstances <= 2, `built ${fixture.notes.dispatcher.pooledInstances}`);
+  });
+
   it('never hands the bearer token to the SDK or the tools', async (t) => {
     const seen: unknown[] = [];
     const probe: ToolRegistration = {
