@@ -16,7 +16,7 @@ export interface VaultWatcher {
  */
 export function watchVaults(
   vaults: readonly ResolvedVault[],
-  onChange: (vaultId: string) => void,
+  onChange: (vaultId: string, relativePath: string | undefined) => void,
   onError: (vaultId: string, err: Error) => void,
 ): VaultWatcher {
   const watchers: FSWatcher[] = [];
@@ -26,8 +26,9 @@ export function watchVaults(
   try {
     for (const vault of vaults) {
       const watcher = watch(vault.realPath, { recursive: true, persistent: false }, (_event, name) => {
-        if (name !== null && isHiddenPath(name.toString())) return;
-        onChange(vault.id);
+        const relative = name === null ? undefined : name.toString();
+        if (relative !== undefined && isHiddenPath(relative)) return;
+        onChange(vault.id, relative);
       });
       watcher.on('error', (err) => onError(vault.id, err));
       watchers.push(watcher);
