@@ -67,7 +67,13 @@ describe('snippets', () => {
     assert.match(snippet, /^….*the custodian rotates the key.*…$/);
     assert.ok(snippet.length <= 82);
     const words = new Set(['filler', 'the', 'custodian', 'rotates', 'key', 'tail']);
-    assert.ok(snippet.slice(1, -1).split(' ').every((word) => words.has(word)), 'cut at word boundaries');
+    assert.ok(
+      snippet
+        .slice(1, -1)
+        .split(' ')
+        .every((word) => words.has(word)),
+      'cut at word boundaries',
+    );
   });
 
   it('starts at the beginning when no query word occurs', () => {
