@@ -56,7 +56,7 @@ export interface SigningKeySource {
   current(): SigningKeySet;
 }
 
-/** Keys that never change: the spec's generated key, or keys a test injects. */
+/** Keys that never change: the key generated at start (docs/protocol.md#access-token), or keys a test injects. */
 export function fixedSigningKeys(set: SigningKeySet): SigningKeySource {
   return { current: () => set };
 }
