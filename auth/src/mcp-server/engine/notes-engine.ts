@@ -97,11 +97,16 @@ export class NotesEngine {
   static async open(options: NotesEngineOptions): Promise<NotesEngine> {
     const engine = new NotesEngine(options);
     const { config, vaultIds } = options;
-    engine.#watcher = watchVaults(
-      config.vaults.filter((vault) => vaultIds.includes(vault.id)),
-      () => engine.#follower.changed(),
-      (vault, err) => options.log(`watching vault ${vault} failed: ${err.message}`),
-    );
+    try {
+      engine.#watcher = watchVaults(
+        config.vaults.filter((vault) => vaultIds.includes(vault.id)),
+        () => engine.#follower.changed(),
+        (vault, err) => options.log(`watching vault ${vault} failed: ${err.message}`),
+      );
+    } catch (err) {
+      // Writes through notes.write still index at once; edits by other programs wait for the next one.
+      options.log(`not following the vault folders (${err instanceof Error ? err.message : String(err)})`);
+    }
     const caughtUp = engine.#follower.indexNow();
     if (options.createIndex) await caughtUp;
     await engine.#index.start();
