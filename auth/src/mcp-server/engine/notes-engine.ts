@@ -128,7 +128,12 @@ export class NotesEngine {
 
   /** Why the index cannot be searched now (missing, another model, damaged), or undefined when it can. */
   unavailable(): string | undefined {
-    this.#index.snapshots.check();
+    try {
+      this.#index.snapshots.check();
+    } catch (err) {
+      // The file vanished between the probe's checks: the next request sees the new state.
+      return err instanceof Error ? err.message : String(err);
+    }
     const state = this.#index.snapshots.current;
     if (state.kind === 'ready') return undefined;
     return state.kind === 'loading' ? 'the index is still loading' : state.reason;

@@ -1,6 +1,6 @@
 import { ApiError, parseSearchRequest, RagError, SEARCH_MODES, type SearchHit } from '@notegate/rag';
 import { z } from 'zod';
-import type { ProtocolError } from '../../errors/protocol-error.js';
+import { describeThrown, type ProtocolError } from '../../errors/protocol-error.js';
 import { toolError } from '../../errors/tool-errors.js';
 import { NOTES_READ_SCOPE, NOTES_WRITE_SCOPE } from '../../oauth/notes-scopes.js';
 import { notePathProblem, titleFileName } from '../engine/note-path.js';
@@ -134,8 +134,8 @@ function writeRefusal(engine: NotesEngine, args: WriteInput): ProtocolError | un
     try {
       resolveNoteTarget(engine.writeVaultRealPath, args.path, false);
     } catch (err) {
-      if (err instanceof NotePlaceError) return toolError('ERR_NOTE_PATH', err.detail);
-      throw err;
+      // A folder the server may not read, or one removed meanwhile, is no place for a note either.
+      return toolError('ERR_NOTE_PATH', err instanceof NotePlaceError ? err.detail : describeThrown(err));
     }
   }
   const unavailable = engine.unavailable();
