@@ -126,14 +126,11 @@ export class NotesEngine {
     return this.#options.config.vaults.find((vault) => vault.id === this.#options.writeVaultId)?.realPath ?? '';
   }
 
-  /** Why the index cannot be searched now (missing, another model, damaged), or undefined when it can. */
+  /**
+   * Why the index cannot be searched now (missing, another model, damaged), or undefined when it can:
+   * the state the snapshot source last saw (it checks the file on every search and once a second).
+   */
   unavailable(): string | undefined {
-    try {
-      this.#index.snapshots.check();
-    } catch (err) {
-      // The file vanished between the probe's checks: the next request sees the new state.
-      return err instanceof Error ? err.message : String(err);
-    }
     const state = this.#index.snapshots.current;
     if (state.kind === 'ready') return undefined;
     return state.kind === 'loading' ? 'the index is still loading' : state.reason;
