@@ -13,7 +13,7 @@ import {
 } from '@notegate/rag';
 
 /** The demo vault of the repository (docs/demo.md), beside this package. */
-export const HANDBOOK_DIR = fileURLToPath(new URL('../../../../demo/vaults/handbook', import.meta.url));
+const HANDBOOK_DIR = fileURLToPath(new URL('../../../../demo/vaults/handbook', import.meta.url));
 
 /** What the notes servers of the demo serve. */
 export interface DemoVaults {

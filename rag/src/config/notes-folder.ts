@@ -6,13 +6,13 @@ import { homeVariants, type RagConfig } from './load-config.js';
 import { NO_MODEL } from './models.js';
 
 /** The vault id of a notes folder given without a config. */
-export const NOTES_FOLDER_VAULT_ID = 'notes';
+const NOTES_FOLDER_VAULT_ID = 'notes';
 /**
  * Where a notes folder's index lives, relative to the folder: a hidden folder,
  * which the vault walk never enters (docs/retrieval.md#chunking), so the index
  * travels with the notes and is never taken for one.
  */
-export const NOTES_FOLDER_INDEX = path.join('.notegate', 'index.sqlite');
+const NOTES_FOLDER_INDEX = path.join('.notegate', 'index.sqlite');
 
 /**
  * The config of one folder of notes without a config file

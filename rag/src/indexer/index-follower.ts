@@ -9,9 +9,9 @@ import { runIndex } from './run-index.js';
 import type { IndexSummary } from './types.js';
 
 /** Ours: events closer together than this are one change (an editor writes a file in several steps). */
-export const FOLLOW_DEBOUNCE_MS = 150;
+const FOLLOW_DEBOUNCE_MS = 150;
 /** Ours: while another index run holds the lock, ask again this often (never give up). */
-export const BUSY_RETRY_MS = 250;
+const BUSY_RETRY_MS = 250;
 
 export interface IndexFollowerOptions {
   readonly config: RagConfig;

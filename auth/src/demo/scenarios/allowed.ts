@@ -9,7 +9,7 @@ export const NOTE = {
 };
 export const SEARCH = { query: 'rotate the signing keys', top: 5 };
 /** The handbook note the search must find: the answer grounded in the demo vault (docs/demo.md). */
-export const HANDBOOK_NOTE = { vault: 'handbook', path: 'engineering/key-rotation.md' };
+const HANDBOOK_NOTE = { vault: 'handbook', path: 'engineering/key-rotation.md' };
 
 interface Hit {
   readonly vault: string;

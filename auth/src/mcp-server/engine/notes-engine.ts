@@ -18,7 +18,7 @@ import { type NoteInput, NoteWriter, type WrittenNote } from './note-writer.js';
  * Ours: how long notes.write waits for its note to be indexed before it answers anyway (the note is
  * durable by then; the index run goes on and the answer says `indexed: false`).
  */
-export const WRITE_INDEX_WAIT_MS = 1_500;
+const WRITE_INDEX_WAIT_MS = 1_500;
 
 export interface NotesEngineOptions {
   readonly config: RagConfig;

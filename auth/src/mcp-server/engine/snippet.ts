@@ -1,5 +1,5 @@
 /** Ours: about two lines of text around the match. */
-export const SNIPPET_MAX_CHARACTERS = 240;
+const SNIPPET_MAX_CHARACTERS = 240;
 
 /**
  * A short excerpt of a chunk for a search hit: whitespace collapsed, starting

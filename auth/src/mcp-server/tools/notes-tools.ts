@@ -10,7 +10,7 @@ import { snippetOf } from '../engine/snippet.js';
 import { defineTool, ToolFailure } from './define-tool.js';
 import type { ToolRegistration } from './tool-catalog.js';
 
-export const MAX_BODY_BYTES = 256 * 1024;
+const MAX_BODY_BYTES = 256 * 1024;
 
 // docs/protocol.md#tools: the two tools' input and output schemas. The query's own limits are the
 // search API's (docs/retrieval.md#query-limits), checked by its validator so that both say the same.
@@ -156,7 +156,7 @@ function hitJson(found: SearchHit, query: string): z.output<typeof hit> {
 }
 
 /** The text block: one numbered line per hit naming its file and lines, then its snippet. */
-export function describeHits(hits: readonly z.output<typeof hit>[]): string {
+function describeHits(hits: readonly z.output<typeof hit>[]): string {
   if (hits.length === 0) return 'No notes matched.';
   return hits
     .map((found, i) => {
