@@ -30,6 +30,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const WRITES = Number(process.env.BENCH_WRITES ?? 40);
 const QUERY = 'git rebase interactive';
+/** A query that matches nothing: what the pipeline costs without the search and its hits. */
+const NO_HIT_QUERY = 'zqxvnothingmatches';
 
 const sharedDir = process.env.NOTEGATE_SHARED_DIR;
 if (!sharedDir) {
@@ -163,10 +165,10 @@ function autocannon(url, headers, body, seconds, extra = []) {
   });
 }
 
-async function measure(variant, context) {
+async function measure(variant, context, query = QUERY) {
   const server = await startVariant(variant, context);
   const headers = headersFor(server.token);
-  const body = callBody('notes.search', { query: QUERY });
+  const body = callBody('notes.search', { query });
   await autocannon(server.url, headers, body, WARMUP_S);
   const cpuBefore = cpuSeconds(server.pid);
   const result = await autocannon(server.url, headers, body, DURATION_S);
@@ -352,6 +354,13 @@ try {
   process.stdout.write(
     `authorization: ${(100 * (1 - auth.vsNoauth)).toFixed(1)}% of one-core capacity (goal: at most 10%)\n` +
       `auth against the SDK's stateless pattern: ${auth.vsPlain.toFixed(2)}x the capacity, ${auth.rpsVsPlain.toFixed(2)}x the measured req/s (goal: at least 2x)\n`,
+  );
+
+  const pipeline = {};
+  for (const name of ['sdk-plain', 'noauth']) pipeline[name] = await measure(name, context, NO_HIT_QUERY);
+  process.stdout.write(
+    `without the search (a query that matches nothing, one round): sdk-plain ${Math.round(pipeline['sdk-plain'].cpuUs)} µs, ` +
+      `noauth ${Math.round(pipeline.noauth.cpuUs)} µs per request: ${(pipeline['sdk-plain'].cpuUs / pipeline.noauth.cpuUs).toFixed(2)}x\n`,
   );
 
   const half = await halfRate(context, auth.rps);
