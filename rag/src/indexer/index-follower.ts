@@ -50,6 +50,7 @@ export class IndexFollower {
   #waiting: ((indexed: boolean) => void)[] = [];
   #closed = false;
   #waitingForLock = false;
+  #toldMissing = false;
 
   constructor(options: IndexFollowerOptions) {
     this.#options = options;
@@ -117,9 +118,12 @@ export class IndexFollower {
   async #runOnce(): Promise<RunOutcome> {
     const { config, vaultIds, modelCacheDir, loadEmbedder, log } = this.#options;
     if (!this.#options.createIndex && !existsSync(config.indexPath)) {
-      log(`not indexing: there is no index at ${config.indexPath} yet; run 'notegate-rag index'`);
+      if (!this.#toldMissing)
+        log(`not indexing: there is no index at ${config.indexPath} yet; run 'notegate-rag index'`);
+      this.#toldMissing = true;
       return 'failed';
     }
+    this.#toldMissing = false;
     try {
       const summary = await runIndex({
         config,
