@@ -20,13 +20,19 @@ interface Hit {
 }
 
 /** A notes server child process (the real CLI) on a free port, with a test issuer for its tokens. */
-async function notesServer(t: TestContext, vaultArgs: string[], name = 'notes', port?: number) {
+async function notesServer(
+  t: TestContext,
+  vaultArgs: string[],
+  name = 'notes',
+  port?: number,
+  env: NodeJS.ProcessEnv = process.env,
+) {
   const resource = `http://127.0.0.1:${port ?? (await freePort())}/mcp`;
   const issuer = await TestAccessTokenIssuer.start(resource);
   t.after(() => issuer.close());
   const args = ['notes-server', '--name', name, '--resource', resource, '--issuer', issuer.issuer];
   args.push('--jwks-uri', issuer.jwksUri, '--audit-log', '/dev/null', ...vaultArgs);
-  const started = await startNotegate(t, args);
+  const started = await startNotegate(t, args, env);
   assert.equal(started.output.stdout, `listening on ${resource}\n`, started.output.stderr);
   return { ...started, resource, issuer, args };
 }
@@ -228,6 +234,48 @@ describe('notegate notes-server over the retrieval index', () => {
     assert.doesNotMatch(answer.error?.message ?? '', /none\.sqlite/);
     assert.match(readFileSync(audit, 'utf8'), /"decision":"deny".*none\.sqlite/);
     assert.equal(existsSync(join(dir, 'none.sqlite')), false, 'a config index is made by notegate-rag index only');
+  });
+
+  it('refuses searches and writes over an index built with another model, writing nothing', async (t) => {
+    const dir = tempDir(t, 'notes-model-');
+    mkdirSync(join(dir, 'v'));
+    writeFileSync(join(dir, 'v', 'a.md'), '# A\n\nAlpha.\n');
+    const config = join(dir, 'vaults.json');
+    const write = (model: string) =>
+      writeFileSync(
+        config,
+        JSON.stringify({
+          embed_model: model,
+          allowed_roots: [dir],
+          index_path: join(dir, 'index.sqlite'),
+          vaults: [{ id: 'v', path: join(dir, 'v') }],
+        }),
+      );
+    write('none');
+    await runIndex({
+      config: loadRagConfig(config, homedir()),
+      modelCacheDir: dir,
+      download: {
+        hubUrl: new URL('http://127.0.0.1/'),
+        fetch: () => Promise.reject(new Error('offline')),
+        enabled: false,
+      },
+    });
+    write('sentence-transformers/all-MiniLM-L6-v2');
+    const audit = join(dir, 'audit.log');
+    const env = { ...process.env, NOTEGATE_MODEL_CACHE: join(dir, 'no-models') };
+    const server = await notesServer(t, ['--vaults-config', config, '--audit-log', audit], 'notes', undefined, env);
+    const token = await server.issuer.sign();
+    for (const [tool, args] of [
+      ['notes.search', { query: 'alpha', mode: 'lexical' }],
+      ['notes.write', { title: 'Beta', body: 'b' }],
+    ] as const) {
+      const answer = await call(server.resource, token, tool, args);
+      assert.equal(answer.status, 200);
+      assert.match(answer.error?.message ?? '', /^The index of this server is not available/, tool);
+    }
+    assert.match(readFileSync(audit, 'utf8'), /"decision":"deny".*all-MiniLM-L6-v2/);
+    assert.deepEqual(readdirNotes(join(dir, 'v')), ['a.md'], 'nothing written');
   });
 });
 
