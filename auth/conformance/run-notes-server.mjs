@@ -11,10 +11,11 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { closeServer, listen } from '@notegate/kit/http';
 import { AuditLog } from '../dist/src/audit/audit-log.js';
-import { closeServer, listen } from '../dist/src/http/listen.js';
 import { createNotesServer } from '../dist/src/mcp-server/notes-server.js';
 import { TestAccessTokenIssuer } from '../dist/test/support/access-token-issuer.js';
+import { openFolderEngine } from '../dist/test/support/test-engine.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -34,7 +35,7 @@ const notes = await createNotesServer({
   resource: new URL(resource),
   issuer: issuer.issuer,
   jwksUri: issuer.jwksUri,
-  notesDir,
+  engine: await openFolderEngine(join(notesDir, 'notes')),
   audit: new AuditLog((line) => audit.push(line)),
 });
 const upstream = await listen(notes.server, '127.0.0.1', 0);

@@ -15,8 +15,8 @@ NOTES_C=http://notes-c:8083/mcp
 UNTRUSTED_COUNT=http://untrusted-issuer:9001/requests
 AUDIT=/var/log/notegate
 RESULTS=/run/notegate/results
-NOTE='{"title":"Rotate the signing keys","body":"Written from the agent container"}'
-SEARCH='{"query":"signing keys"}'
+NOTE='{"title":"Signing key rotation drill","body":"Written from the agent container: rotate the signing keys every quarter."}'
+SEARCH='{"query":"rotate the signing keys","top":5}'
 
 notegate() { node /app/auth/bin/notegate.js "$@"; }
 
@@ -74,16 +74,18 @@ wait_until_ready() {
 }
 
 scenario_allowed() {
-  header "1/4 Allowed" "the agent (notes:read notes:write on notes-a) writes a note, then finds it with notes.search."
+  header "1/4 Allowed" "the agent (notes:read notes:write on notes-a) writes a note, then searches notes-a's vaults: grounded hits from the handbook and the note just written."
   mark
   write=(notegate agent --resource "$NOTES_A" --trusted-issuer "$ISSUER" --tool notes.write --arguments "$NOTE" --audit-log "$AUDIT/agent.log")
   run write
-  local id
-  id=$(grep -o '"id":"[0-9a-f]*"' <<<"$OUT" | head -n 1)
-  check "notes.write succeeded and created the note" test "$CODE" = 0 -a -n "$id"
+  local path
+  path=$(grep -o '"path":"[^"]*"' <<<"$OUT" | head -n 1)
+  check "notes.write succeeded and created the note" test "$CODE" = 0 -a -n "$path"
   search=(notegate agent --resource "$NOTES_A" --trusted-issuer "$ISSUER" --tool notes.search --arguments "$SEARCH" --audit-log "$AUDIT/agent.log")
   run search
-  check "notes.search found the note just written" grep -q "${id:-no id}" <<<"$OUT"
+  echo "$OUT" | grep -o '"text":"[^"]*"' | head -n 1 | sed 's/\\n/\n/g'
+  check "notes.search found the handbook's engineering/key-rotation.md" grep -q '"path":"engineering/key-rotation.md"' <<<"$OUT"
+  check "notes.search found the note just written" grep -qF "${path:-no path}" <<<"$OUT"
   echo "Audit lines:"
   audit_since
 }

@@ -2,16 +2,20 @@
  * `@notegate/rag`: index markdown vaults and search them, as the `notegate-rag`
  * CLI does. Load a config, run an index, open it for search in-process
  * (`openIndex(...).search(...)`, which follows the file while an index run
- * updates it), serve the search API, or measure quality on a BEIR dataset
+ * updates it), keep it up to date with the vault folders (`watchVaults`,
+ * `IndexFollower`), serve the search API, or measure quality on a BEIR dataset
  * (`runEval`).
  */
 
 export { loadEnvironment, type RagEnvironment } from './config/environment.js';
 export { defaultConfigPath, loadRagConfig, type RagConfig, type ResolvedVault } from './config/load-config.js';
 export { DEFAULT_MODEL_ID, findModel, hasVectors, MODELS, type ModelSpec, NO_MODEL } from './config/models.js';
+export { notesFolderConfig } from './config/notes-folder.js';
 export { type DownloadOptions, ensureModelFiles, type FetchLike } from './embed/download.js';
 export type { Embedder } from './embed/embedder.js';
+export { missingModelFiles } from './embed/model-files.js';
 export { ResidentModel, type ResidentModelState } from './embed/resident-model.js';
+export { SharedEmbedder } from './embed/shared-embedder.js';
 export { loadTransformersEmbedder } from './embed/transformers-embedder.js';
 export { RagError, type RagErrorCode } from './errors/rag-error.js';
 export { type BeirDataset, type BeirDocument, loadBeirDataset, type Split } from './eval/beir-dataset.js';
@@ -26,6 +30,7 @@ export {
   type ModeReport,
   runEval,
 } from './eval/run-eval.js';
+export { ApiError, type ApiErrorCode } from './http/api-errors.js';
 export {
   type IndexCapabilities,
   parseSearchRequest,
@@ -33,6 +38,7 @@ export {
   type SearchRequest,
 } from './http/search-request.js';
 export { createSearchServer, type SearchServerDeps } from './http/search-server.js';
+export { IndexFollower, type IndexFollowerOptions } from './indexer/index-follower.js';
 export { DEFAULT_BATCH_SIZE, DEFAULT_WINDOW_CHUNKS, type RunIndexOptions, runIndex } from './indexer/run-index.js';
 export type { FailedFile, FileOutcome, FileWarning, IndexProgress, IndexSummary } from './indexer/types.js';
 export {
@@ -46,6 +52,7 @@ export {
 } from './search/hybrid-search.js';
 export type { LexicalTier } from './search/lexical-leg.js';
 export { DEFAULT_FUSION_WEIGHTS, type FusionWeights } from './search/rrf.js';
-export { openIndex, SearchIndex, type SearchIndexOptions } from './search/search-index.js';
+export { loadFromCache, openIndex, SearchIndex, type SearchIndexOptions } from './search/search-index.js';
 export { IndexSnapshot } from './snapshot/index-snapshot.js';
 export { SnapshotSource } from './snapshot/snapshot-source.js';
+export { type VaultWatcher, watchVaults } from './walk/vault-watcher.js';

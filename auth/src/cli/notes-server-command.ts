@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import type { Command, CommandLine } from '@notegate/kit/cli';
 import { EXIT, listenAddressOf, parseHttpUrl, parseInteger, UsageError, untilShutdown } from '@notegate/kit/cli';
 import { closeServer, listen } from '@notegate/kit/http';
@@ -8,6 +7,7 @@ import { DEFAULT_MAX_TOKEN_LIFETIME_S } from '../mcp-server/bearer/claim-checks.
 import { createNotesServer } from '../mcp-server/notes-server.js';
 import { NotesServerMetrics } from '../metrics/notes-server-metrics.js';
 import { METRICS_OPTIONS, parseMetricsAddress, startMetricsListener } from './metrics-option.js';
+import { openEngine, readVaultFlags, VAULT_OPTIONS } from './vault-options.js';
 
 /** Ours: a day, the bound of authz's --max-svid-lifetime. */
 const MAX_TOKEN_LIFETIME_LIMIT_S = 86_400;
@@ -37,12 +37,7 @@ const options = {
     required: true,
     description: 'The only place the issuer key set is fetched from.',
   },
-  'notes-dir': {
-    type: 'string',
-    valueName: 'DIR',
-    defaultText: '.notegate/notes/NAME under the working directory',
-    description: 'Directory of the markdown notes (created if missing).',
-  },
+  ...VAULT_OPTIONS,
   host: { type: 'string', valueName: 'HOST', defaultText: 'the host of --resource', description: 'Bind address.' },
   port: {
     type: 'string',
@@ -75,22 +70,27 @@ export const notesServerCommand: Command<NotesServerOptions> = {
   usage: 'notegate notes-server --resource URL --issuer URL --jwks-uri URL [options]',
   summary:
     'Protected MCP notes server (Streamable HTTP, revisions 2026-07-28 and 2025-11-25, stateless).\n' +
-    'Tools notes.search (scope notes:read) and notes.write (scope notes:write); RFC 9728 metadata at\n' +
+    'Tools notes.search (scope notes:read) and notes.write (scope notes:write) over the vaults of a\n' +
+    'notegate-rag config (or one --notes-dir), searched in-process; RFC 9728 metadata at\n' +
     '/.well-known/oauth-protected-resource<resource path>. Prints "listening on <endpoint URL>" once ready.',
   options,
   run: async (line: CommandLine<NotesServerOptions>) => {
     const flags = readOptions(line);
-    const { name, resource, issuer, jwksUri, notesDir, host, port, auditPath, metricsAddress } = flags;
-    const { limits, maxTokenLifetimeS } = flags;
+    const { name, resource, issuer, jwksUri, host, port, auditPath, metricsAddress } = flags;
+    const { limits, maxTokenLifetimeS, vaults } = flags;
     const log = (message: string) => process.stderr.write(`notes-server: ${message}\n`);
     const { audit, close: closeAudit } = openAuditLog(auditPath);
     const metrics = new NotesServerMetrics();
+    const engine = await openEngine(vaults, process.cwd(), log);
+    log(
+      `serving vault${vaults.vaultIds.length === 1 ? '' : 's'} ${vaults.vaultIds.join(', ')} (writes go to ${vaults.writeVaultId}; index ${vaults.config.indexPath})`,
+    );
     const notes = await createNotesServer({
       name,
       resource,
       issuer,
       jwksUri,
-      notesDir,
+      engine,
       audit,
       metrics,
       limits,
@@ -100,6 +100,7 @@ export const notesServerCommand: Command<NotesServerOptions> = {
     const metricsServer = await startMetricsListener(metrics, metricsAddress, log);
     const base = await listen(notes.server, host, port).catch(async (err: NodeJS.ErrnoException) => {
       await metricsServer?.close();
+      await notes.close();
       throw new UsageError(`--host/--port: cannot listen on ${host}:${port} (${err.code ?? err.message})`);
     });
     process.stdout.write(`listening on ${new URL(new URL(resource).pathname, base).href.replace(/\/$/, '')}\n`);
@@ -126,7 +127,7 @@ function readOptions(line: CommandLine<NotesServerOptions>) {
     resource,
     issuer: o.issuer,
     jwksUri: o['jwks-uri'],
-    notesDir: resolve(o['notes-dir'] ?? `.notegate/notes/${o.name}`),
+    vaults: readVaultFlags(o, process.cwd()),
     ...listenAddressOf(resource, o.host, o.port),
     auditPath: o['audit-log'],
     metricsAddress: parseMetricsAddress(o),

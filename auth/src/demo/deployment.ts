@@ -6,6 +6,7 @@ import type { ChildProcesses, RunningChild } from './child-processes.js';
 import { ChildNotReadyError, listeningUrl, untilOutput } from './child-readiness.js';
 import type { WorkloadName } from './demo-config.js';
 import { policyYaml, workloadsYaml } from './demo-config.js';
+import { type DemoVaults, prepareDemoVaults } from './demo-vaults.js';
 import { reservePort } from './free-port.js';
 import { SvidCount } from './svid-count.js';
 import { UntrustedIssuer } from './untrusted-issuer.js';
@@ -35,6 +36,8 @@ export interface Deployment {
   readonly dir: string;
   readonly socketDir: string;
   readonly issuer: string;
+  /** The vaults config of the notes servers and the model of its index. */
+  readonly vaults: DemoVaults;
   readonly notesA: NotesServerInfo;
   readonly notesB: NotesServerInfo;
   /** Advertises the untrusted issuer. */
@@ -83,12 +86,20 @@ export async function startDeployment(
   onClose(() => untrusted.close());
   await untilOutput(provider, 'its listening line', listeningUrl, START_TIMEOUT_MS);
 
+  const vaults = await prepareDemoVaults(dir, ['notes-a', 'notes-b', 'notes-c']);
   const workloadApi = (name: WorkloadName) => `unix://${join(socketDir, `${name}.sock`)}`;
-  const { children: started, ...servers } = await startServers(children, { dir, auditDir, workloadApi, untrusted });
+  const { children: started, ...servers } = await startServers(children, {
+    dir,
+    auditDir,
+    workloadApi,
+    untrusted,
+    vaults,
+  });
   const auditFiles = ['agent', 'authz', 'notes-a', 'notes-b', 'notes-c'].map((name) => join(auditDir, `${name}.log`));
   return {
     dir,
     socketDir,
+    vaults,
     ...servers,
     untrusted,
     svids,
@@ -105,6 +116,7 @@ interface ServerPlan {
   readonly auditDir: string;
   readonly workloadApi: (name: WorkloadName) => string;
   readonly untrusted: UntrustedIssuer;
+  readonly vaults: DemoVaults;
 }
 
 /** authz and the three notes servers, on ports reserved together; all again on new ports if one was taken. */
@@ -184,8 +196,15 @@ function notesServerArgs(server: NotesServerInfo, plan: ServerPlan): string[] {
     server.issuer,
     '--jwks-uri',
     new URL(JWKS_PATH, server.issuer).href,
-    '--notes-dir',
-    join(plan.dir, 'notes', server.name),
+    // docs/demo.md: the handbook, and this server's own notes, which it writes.
+    '--vaults-config',
+    plan.vaults.configFile,
+    '--vault',
+    'handbook',
+    '--vault',
+    server.name,
+    '--write-vault',
+    server.name,
     '--audit-log',
     join(plan.auditDir, `${server.name}.log`),
     '--metrics-port',

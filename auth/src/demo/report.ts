@@ -47,7 +47,12 @@ export function deploymentBlock(deployment: Deployment, replayMode: string, star
   const width = Math.max(...rows.map(([, where]) => where.length));
   const lines = rows.map(([name, where, what]) => `  ${name.padEnd(17)}  ${where.padEnd(width)}  ${style.dim(what)}`);
   const heading = `${style.bold('Deployment')} ${style.dim(`(real processes on loopback, up in ${seconds(startupMs)})`)}`;
-  return `${heading}\n${lines.join('\n')}\n  ${style.dim(`policy, sockets, notes and audit logs in ${deployment.dir}`)}\n`;
+  const search =
+    deployment.vaults.modelId === 'none'
+      ? 'lexical-only index (no model in the cache): notes.search ranks by BM25'
+      : `index with vectors of ${deployment.vaults.modelId}: notes.search is hybrid (BM25 + vectors)`;
+  const vaults = `vaults: demo/vaults/handbook on every notes server, plus a notes vault of its own; ${search}`;
+  return `${heading}\n${lines.join('\n')}\n  ${style.dim(vaults)}\n  ${style.dim(`policy, sockets, vaults, index and audit logs in ${deployment.dir}`)}\n`;
 }
 
 /** Servers that ended while the demo ran (none should), with the end of their stderr. */

@@ -14,13 +14,13 @@ import { type Clock, systemClock } from '../shared/clock.js';
 import { DEFAULT_MAX_TOKEN_LIFETIME_S } from './bearer/claim-checks.js';
 import { VerifiedTokenCache } from './bearer/verified-token-cache.js';
 import { createAccessTokenVerifier } from './bearer/verify-access-token.js';
+import type { NotesEngine } from './engine/notes-engine.js';
 import { DecisionAudit } from './http/decision-audit.js';
 import { createMcpEndpoint } from './http/mcp-endpoint.js';
 import { protectedResourceMetadata, resourceIdentity } from './http/resource-identity.js';
 import { SdkDispatcher } from './http/sdk-dispatch.js';
 import { type FetchLike, fetchKeySet } from './keys/fetch-key-set.js';
 import { KeySetCache } from './keys/key-set-cache.js';
-import { NotesStore } from './notes/notes-store.js';
 import { notesTools } from './tools/notes-tools.js';
 import { ToolCatalog, type ToolRegistration } from './tools/tool-catalog.js';
 
@@ -37,14 +37,15 @@ export interface NotesServerConfig {
   readonly issuer: string;
   /** The only place keys come from. */
   readonly jwksUri: string;
-  readonly notesDir: string;
+  /** The vaults it serves, opened by the caller; the server closes it. */
+  readonly engine: NotesEngine;
   readonly audit: AuditLog;
   readonly clock?: Clock;
   readonly fetch?: FetchLike;
   /** Remember verified tokens until they expire (default on). */
   readonly cacheVerifiedTokens?: boolean;
-  /** The tools to serve; default: notes.search and notes.write over the notes store. */
-  readonly tools?: (store: NotesStore) => readonly ToolRegistration[];
+  /** The tools to serve; default: notes.search and notes.write over the engine. */
+  readonly tools?: (engine: NotesEngine) => readonly ToolRegistration[];
   /** Told about unexpected tool exceptions (the client gets a fixed text). */
   readonly onFault?: (tool: string, err: unknown) => void;
   /** Connection cap and request bound (docs/security.md#security-properties); tests shorten the bound. */
@@ -57,22 +58,22 @@ export interface NotesServerConfig {
 
 export interface NotesServer {
   readonly server: Server;
-  readonly store: NotesStore;
+  readonly engine: NotesEngine;
   readonly dispatcher: SdkDispatcher;
   close(): Promise<void>;
 }
 
 /**
  * Composition root of the notes server: validates the configuration (a tool
- * without a scope is a start-up error), opens the notes store and wires the
- * routes. Does not listen.
+ * without a scope is a start-up error) and wires the routes over the engine.
+ * Does not listen.
  */
 export async function createNotesServer(config: NotesServerConfig): Promise<NotesServer> {
   const clock = config.clock ?? systemClock;
   const identity = resourceIdentity(config.resource);
-  const store = await NotesStore.open(config.notesDir, { clock });
+  const { engine } = config;
   const onFault = config.onFault ?? (() => undefined);
-  const catalog = ToolCatalog.create(config.tools ? config.tools(store) : notesTools(store, onFault));
+  const catalog = ToolCatalog.create(config.tools ? config.tools(engine) : notesTools(engine, onFault));
   const tokenCache = config.cacheVerifiedTokens === false ? undefined : new VerifiedTokenCache();
   const fetchImpl = config.fetch ?? fetch;
   const keys = new KeySetCache({
@@ -122,8 +123,11 @@ export async function createNotesServer(config: NotesServerConfig): Promise<Note
   const server = createBoundedServer(handler, { limits: config.limits, busyBody: BUSY_BODY });
   return {
     server,
-    store,
+    engine,
     dispatcher,
-    close: () => dispatcher.close(),
+    close: async () => {
+      await dispatcher.close();
+      await engine.close();
+    },
   };
 }

@@ -42,7 +42,7 @@ describe('the agent against identity provider, authz and notes servers', () => {
         arguments: { title: 'Rotation', body: 'Rotate on Monday.' },
       },
     });
-    const id = (written.result.structuredContent as { id: string }).id;
+    const path = (written.result.structuredContent as { path: string }).path;
     const readToken = await fetchAccessToken(optionsFor(stack.notesA.resource, 'notes:read'));
     const found = await callMcpServer({
       token: readToken,
@@ -50,8 +50,8 @@ describe('the agent against identity provider, authz and notes servers', () => {
     });
     assert.equal(found.protocolVersion, '2026-07-28');
     assert.deepEqual(
-      (found.result.structuredContent as { results: { id: string }[] }).results.map((hit) => hit.id),
-      [id],
+      (found.result.structuredContent as { hits: { path: string }[] }).hits.map((hit) => hit.path),
+      [path],
     );
     const allows = stack.notesA.auditLines.map((line) => JSON.parse(line)).filter((e) => e.decision === 'allow');
     assert.ok(allows.some((e) => e.tool === 'notes.write' && e.spiffe_id === 'spiffe://example.org/agent'));

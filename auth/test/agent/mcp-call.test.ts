@@ -11,6 +11,7 @@ import { callMcpServer, onlyTo } from '../../src/agent/mcp-call.js';
 import { rejectsAt } from '../support/agent-assertions.js';
 import { freePort, startNotesServer } from '../support/notes-server-fixture.js';
 import { ScriptedServer } from '../support/scripted-server.js';
+import { notesIn } from '../support/test-engine.js';
 
 /**
  * A server that speaks only revision 2025-11-25 (the v1 SDK, stateless, plain node:http), recording
@@ -50,9 +51,9 @@ describe('the MCP call (official SDK client)', () => {
       token,
       operation: { kind: 'call_tool', name: 'notes.search', arguments: { query: 'rotate' } },
     });
-    const content = result.structuredContent as { results: { title: string }[] };
+    const content = result.structuredContent as { hits: { title: string }[] };
     assert.deepEqual(
-      content.results.map((hit) => hit.title),
+      content.hits.map((hit) => hit.title),
       ['Plan'],
     );
     const listed = await callMcpServer({ token, operation: { kind: 'list_tools' } });
@@ -92,7 +93,7 @@ describe('the MCP call (official SDK client)', () => {
       err.message,
       /HTTP 403 .*needs scope "notes:write"; WWW-Authenticate: Bearer error="insufficient_scope"/,
     );
-    assert.equal(fixture.notes.store.size, 0);
+    assert.deepEqual(notesIn(fixture.notesDir), []);
   });
 
   it('reports a 401 with the challenge as an authentication failure', async (t) => {

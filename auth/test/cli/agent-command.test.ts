@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runCommand } from '@notegate/kit/cli';
 import { assertOptionsDocumented, capturedIo, unwrapHelp } from '@notegate/kit/testing';
@@ -26,6 +28,8 @@ describe('notegate agent (a child process against the real deployment)', () => {
   let stack: AgentStack;
   before(async () => {
     stack = await startAgentStack(cleanups);
+    // A file where a write's folder would be: the write passes screening and fails on disk (a tool error result).
+    writeFileSync(join(stack.notesA.notesDir, 'blocker'), 'not a folder');
   });
   after(() => cleanups.run());
 
@@ -53,8 +57,8 @@ describe('notegate agent (a child process against the real deployment)', () => {
     const search = await agent(stack.notesA.resource, '--tool', 'notes.search', '--arguments', '{"query":"cli"}');
     assert.equal(search.code, 0, search.stderr);
     assert.deepEqual(
-      JSON.parse(search.stdout).structuredContent.results.map((hit: { id: string }) => hit.id),
-      [written.structuredContent.id],
+      JSON.parse(search.stdout).structuredContent.hits.map((hit: { path: string }) => hit.path),
+      [written.structuredContent.path],
     );
     assert.deepEqual(errorLines(search.stderr), []);
     const audit = JSON.parse(search.stderr.split('\n')[0] ?? '{}');
@@ -87,7 +91,7 @@ describe('notegate agent (a child process against the real deployment)', () => {
       .split('\n')
       .map((line) => JSON.parse(line));
     assert.equal(more.length, 0);
-    assert.ok(Array.isArray(result.structuredContent.results));
+    assert.ok(Array.isArray(result.structuredContent.hits));
     assert.equal(report.target, stack.notesB.resource);
     assert.equal(report.status, 401);
     assert.equal(report.error, 'invalid_token');
@@ -166,10 +170,10 @@ describe('notegate agent (a child process against the real deployment)', () => {
         '--tool',
         'notes.write',
         '--arguments',
-        '{"title":"t","body":"b","id":"000000000000000000000000"}',
+        '{"title":"t","body":"b","path":"blocker/t.md"}',
       ],
       1,
-      /^notegate agent: mcp_call: tool_error: the tool reported an error: "No note has this id"$/,
+      /^notegate agent: mcp_call: tool_error: the tool reported an error: "The note could not be written; nothing was changed"$/,
     ],
   ];
   for (const [what, args, code, message] of failures) {

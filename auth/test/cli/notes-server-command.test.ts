@@ -27,6 +27,9 @@ describe('notegate notes-server', () => {
       '--resource URL',
       '--issuer URL',
       '--jwks-uri URL',
+      '--vaults-config FILE',
+      '--vault ID',
+      '--write-vault ID',
       '--notes-dir DIR',
       '--host HOST',
       '--port PORT',
@@ -42,8 +45,9 @@ describe('notegate notes-server', () => {
     assert.match(unwrapHelp(result.stdout), /--name NAME .*\(default: notes\)/);
     assert.match(
       unwrapHelp(result.stdout),
-      /--notes-dir DIR .*\(default: \.notegate\/notes\/NAME under the working directory\)/,
+      /--vaults-config FILE .*\(default: rag\/vaults\.json under the repository root/,
     );
+    assert.match(unwrapHelp(result.stdout), /--write-vault ID .*\(default: the first --vault\)/);
     assert.match(unwrapHelp(result.stdout), /--audit-log FILE .*\(default: stderr\)/);
     assert.match(unwrapHelp(result.stdout), /--resource URL .*\(required\)/);
   });

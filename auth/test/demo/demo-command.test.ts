@@ -19,7 +19,9 @@ async function privateTmp(t: TestContext): Promise<string> {
 }
 
 function startDemo(t: TestContext, tmp: string, ...args: string[]) {
-  return spawnNode(t, [MAIN, 'demo', ...args], { ...process.env, TMPDIR: tmp, NO_COLOR: '' });
+  // A model cache that does not exist: the demo of a fresh machine, with a lexical-only index.
+  const env = { ...process.env, TMPDIR: tmp, NO_COLOR: '', NOTEGATE_MODEL_CACHE: join(tmp, 'no-model-cache') };
+  return spawnNode(t, [MAIN, 'demo', ...args], env);
 }
 
 /** Processes whose command line mentions `text` (the demo's children all name its folder). */
@@ -56,6 +58,10 @@ describe('notegate demo (a child process, the whole deployment on loopback)', ()
     }
     assert.doesNotMatch(output.stdout, /FAIL/);
     assert.match(output.stdout, /All 4 scenarios behaved as expected\./);
+    // Scenario 1's grounded search: the handbook's note with its lines, beside the note just written.
+    assert.match(output.stdout, /lexical-only index \(no model in the cache\)/);
+    assert.match(output.stdout, /^ {6}handbook\/engineering\/key-rotation\.md:\d+-\d+ {1,2}\S/m);
+    assert.match(output.stdout, /^ {6}notes-a\/Signing key rotation drill\.md:\d+-\d+ {1,2}\S/m);
     // Each scenario shows the audit lines its decisions produced.
     assert.match(output.stdout, /mcp_server:notes-a {2}deny {3}spiffe:\/\/example\.org\/reader {2}notes\.write/);
     assert.match(output.stdout, /mcp_server:notes-b {2}deny {3}spiffe:\/\/example\.org\/agent/);

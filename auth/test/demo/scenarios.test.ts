@@ -71,10 +71,12 @@ const failing = (checks: Record<string, boolean>) =>
     .map(([label]) => label);
 
 describe('demo scenario checks (fake agent runs)', () => {
-  const written = { structuredContent: { id: 'n1', created: true } };
-  const found = { structuredContent: { results: [{ id: 'n1' }] } };
+  const written = { structuredContent: { vault: 'notes-a', path: 'Drill.md', created: true, indexed: true } };
+  const hit = (vault: string, path: string) => ({ vault, path, line_start: 1, line_end: 3, snippet: 'text' });
+  const handbook = hit('handbook', 'engineering/key-rotation.md');
+  const found = { structuredContent: { hits: [handbook, hit('notes-a', 'Drill.md')] } };
 
-  it('1 Allowed: passes when the note is written and found; fails when the search misses it', async () => {
+  it('1 Allowed: passes when the note is written and found beside the handbook; fails naming what is missing', async () => {
     assert.deepEqual(
       failing(
         await outcomeOf(allowed, {
@@ -84,7 +86,7 @@ describe('demo scenario checks (fake agent runs)', () => {
       ),
       [],
     );
-    const missed = { structuredContent: { results: [{ id: 'other' }] } };
+    const missed = { structuredContent: { hits: [handbook, hit('notes-b', 'Drill.md')] } };
     assert.deepEqual(
       failing(
         await outcomeOf(allowed, {
@@ -93,6 +95,16 @@ describe('demo scenario checks (fake agent runs)', () => {
         }),
       ),
       ['notes.search found the note just written'],
+    );
+    const ungrounded = { structuredContent: { hits: [hit('notes-a', 'Drill.md')] } };
+    assert.deepEqual(
+      failing(
+        await outcomeOf(allowed, {
+          'notes.write': { code: 0, stdout: [written] },
+          'notes.search': { code: 0, stdout: [ungrounded] },
+        }),
+      ),
+      ["notes.search found the handbook's engineering/key-rotation.md, with its lines"],
     );
   });
 

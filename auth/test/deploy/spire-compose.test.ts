@@ -138,7 +138,9 @@ function checkCommandLine(executable: string, argv: readonly string[], where: st
 
 /** Commands given to the notegate image's entry point (`node /app/auth/bin/notegate.js`). */
 function notegateCommands(services: Map<string, Service>) {
-  return [...services.values()].filter((service) => service.image === NOTEGATE_IMAGE && service.command !== undefined);
+  return [...services.values()].filter(
+    (service) => service.image === NOTEGATE_IMAGE && service.command !== undefined && service.entrypoint === undefined,
+  );
 }
 
 /** `name=(notegate … )` lines of a script (scenarios.sh, keys.sh): every command line it runs, words resolved. */
@@ -224,6 +226,48 @@ describe('deploy/spire (Compose file, configs and scripts, checked without a con
       shellAssignments(read('scenarios.sh')).get('UNTRUSTED_COUNT') ?? '',
       /^http:\/\/untrusted-issuer:9001\//,
     );
+  });
+
+  it('builds the index of vaults.json before the notes servers start, and each serves the handbook and its own vault', () => {
+    const config = JSON.parse(read('vaults.json')) as {
+      embed_model: string;
+      index_path: string;
+      vaults: { id: string; path: string }[];
+    };
+    assert.equal(config.embed_model, 'none', 'the image has no model: a lexical-only index');
+    const index = service('index');
+    assert.deepEqual(index.entrypoint, ['node', '/app/rag/bin/notegate-rag.js']);
+    assert.ok(existsSync(posix.join(ROOT, 'rag/bin/notegate-rag.js')));
+    assert.deepEqual(index.command, ['index', '--config', '/deploy/vaults.json']);
+    const dataVolume = index.volumes.find((volume) => config.index_path.startsWith(`${volume.target}/`));
+    assert.ok(dataVolume, 'the index lies on a volume');
+    const handbook = config.vaults.find((vault) => vault.id === 'handbook');
+    assert.equal(handbook?.path, '/app/demo/vaults/handbook');
+    assert.ok(existsSync(posix.join(ROOT, 'demo/vaults/handbook')), 'the image holds the repository (COPY . .)');
+    for (const name of ['notes-a', 'notes-b', 'notes-c']) {
+      const notes = service(name);
+      const args = notes.command ?? [];
+      assert.equal(flag(args, 'vaults-config'), '/deploy/vaults.json', name);
+      assert.ok(
+        notes.volumes.some((volume) => volume.source === '.' && volume.target === '/deploy'),
+        name,
+      );
+      assert.ok(
+        notes.volumes.some((volume) => volume.source === dataVolume.source),
+        `${name} shares the index volume`,
+      );
+      assert.ok(notes.dependsOn.includes('index'), `${name} starts after the index run`);
+      const vaults = args.flatMap((word, i) => (word === '--vault' ? [args[i + 1]] : []));
+      assert.deepEqual(vaults, ['handbook', name], name);
+      assert.equal(flag(args, 'write-vault'), name, name);
+      const own = config.vaults.find((vault) => vault.id === name);
+      assert.ok(own?.path.startsWith(`${dataVolume.target}/`), `${name}'s vault lies on the volume`);
+      assert.match(
+        read('Dockerfile'),
+        new RegExp(own?.path ?? 'nothing'),
+        `${name}'s vault folder is made in the image`,
+      );
+    }
   });
 
   it('authz reads bundles from the SPIRE agent and allows SVID reuse (the agent caches SVIDs without jti)', () => {

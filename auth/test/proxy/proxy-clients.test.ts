@@ -75,10 +75,10 @@ describe('notegate proxy under real MCP clients', () => {
       );
       const title = `Rotation ${mode}`;
       const written = await client.callTool({ name: 'notes.write', arguments: { title, body: `keys ${mode}` } });
-      const { id } = written.structuredContent as { id: string };
+      const { path } = written.structuredContent as { path: string };
       const found = await client.callTool({ name: 'notes.search', arguments: { query: title } });
-      const hits = (found.structuredContent as { results: { id: string }[] }).results;
-      assert.equal(hits[0]?.id, id);
+      const hits = (found.structuredContent as { hits: { path: string }[] }).hits;
+      assert.equal(hits[0]?.path, path);
       await client.close();
       assert.doesNotMatch(stderr.join(''), JWT_PATTERN, 'no token in the logs');
     });
@@ -99,7 +99,7 @@ describe('notegate proxy under real MCP clients', () => {
       ['notes.search', 'notes.write'],
     );
     const found = await client.callTool({ name: 'notes.search', arguments: { query: 'anything' } });
-    assert.ok(Array.isArray((found.structuredContent as { results: unknown[] }).results));
+    assert.ok(Array.isArray((found.structuredContent as { hits: unknown[] }).hits));
     assert.equal(found.isError, undefined);
     await client.close();
   });
@@ -190,8 +190,8 @@ describe('notegate proxy under real MCP clients', () => {
         '--tool-arg',
         'query=rotation',
       );
-      const result = JSON.parse(called.stdout) as { structuredContent: { results: unknown[] } };
-      assert.ok(Array.isArray(result.structuredContent.results));
+      const result = JSON.parse(called.stdout) as { structuredContent: { hits: unknown[] } };
+      assert.ok(Array.isArray(result.structuredContent.hits));
       assert.doesNotMatch(listed.stderr + called.stderr, JWT_PATTERN);
     });
   }

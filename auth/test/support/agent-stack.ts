@@ -14,6 +14,7 @@ import type { Registrar } from './cleanups.js';
 import { CountingProxy } from './counting-proxy.js';
 import { freePort } from './notes-server-fixture.js';
 import { fastClient, startProvider, streamedBundles } from './provider-fixtures.js';
+import { openFolderEngine } from './test-engine.js';
 
 export interface StackNotesServer {
   readonly name: string;
@@ -146,7 +147,7 @@ export async function startNotes(
     resource: new URL(resource),
     issuer,
     jwksUri,
-    notesDir,
+    engine: await openFolderEngine(notesDir),
     audit: new AuditLog((line) => auditLines.push(line)),
   });
   await listen(notes.server, '127.0.0.1', port);

@@ -8,6 +8,7 @@ import { reservePort } from '../../src/demo/free-port.js';
 import { createNotesServer, type NotesServer, type NotesServerConfig } from '../../src/mcp-server/notes-server.js';
 import { TestAccessTokenIssuer } from './access-token-issuer.js';
 import { ManualClock } from './manual-clock.js';
+import { openFolderEngine } from './test-engine.js';
 
 export interface AuditEntry {
   readonly timestamp: string;
@@ -56,7 +57,7 @@ export async function startNotesServer(t: TestContext, options: FixtureOptions =
     resource: new URL(endpoint),
     issuer: issuer.issuer,
     jwksUri: issuer.jwksUri,
-    notesDir,
+    engine: await openFolderEngine(notesDir),
     audit: new AuditLog((line) => auditLines.push(line), { clock: now }),
     clock: now,
     ...options,

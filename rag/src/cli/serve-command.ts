@@ -2,10 +2,15 @@ import { errorMessage } from '@notegate/kit';
 import { type Command, type CommandLine, EXIT, packageVersion, UsageError, untilShutdown } from '@notegate/kit/cli';
 import { closeServer, listen } from '@notegate/kit/http';
 import { parseServerLimits, serverLimitOptions } from '@notegate/kit/server-options';
+import type { RagEnvironment } from '../config/environment.js';
+import type { RagConfig } from '../config/load-config.js';
 import { hasVectors } from '../config/models.js';
+import { SharedEmbedder } from '../embed/shared-embedder.js';
 import { reportedIndexPath } from '../http/health.js';
 import { createSearchServer } from '../http/search-server.js';
-import { SearchIndex } from '../search/search-index.js';
+import { IndexFollower } from '../indexer/index-follower.js';
+import { loadFromCache, SearchIndex } from '../search/search-index.js';
+import { watchVaults } from '../walk/vault-watcher.js';
 import { CONFIG_OPTION, configFor, type RagCommandDeps } from './rag-command.js';
 import { DEFAULT_HOST, DEFAULT_PORT, serverAddress } from './server-address.js';
 
@@ -22,6 +27,11 @@ const OPTIONS = {
     valueName: 'ADDRESS',
     description: 'Address to bind.',
     defaultText: `NOTEGATE_SERVER_HOST, else ${DEFAULT_HOST}`,
+  },
+  watch: {
+    type: 'boolean',
+    description:
+      'Follow the vault folders: index changed, new and deleted notes within about a second (one index run at start, then after each change; waits while another index run holds the index).',
   },
   'verbose-health': {
     type: 'boolean',
@@ -50,11 +60,14 @@ async function runServe(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps)
   const limits = parseServerLimits(options);
   const config = configFor(options.config, deps, environment);
   const log = (text: string) => process.stderr.write(`notegate-rag serve: ${text}\n`);
+  // With --watch, the index runs embed with the model the searches use: one copy per process.
+  const shared = options.watch ? new SharedEmbedder(() => loadFromCache(config.model, environment)) : undefined;
   const index = new SearchIndex({
     indexPath: config.indexPath,
     model: config.model,
     modelCacheDir: environment.modelCacheDir,
     modelHubUrl: environment.modelHubUrl,
+    ...(shared && { loadEmbedder: () => shared.acquire() }),
     onReload: (event) =>
       log(
         'error' in event
@@ -84,11 +97,46 @@ async function runServe(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps)
   } else {
     log('embed_model is none: a lexical-only index, no model loaded');
   }
+  const follow = shared && followVaults(config, environment, index, shared, log);
   await untilShutdown(async () => {
+    await follow?.close();
     await closeServer(server);
     await index.close();
+    await shared?.dispose();
   });
   return EXIT.ok;
+}
+
+/** --watch: a watcher on the vault folders drives incremental index runs (docs/retrieval.md#following-the-vaults). */
+function followVaults(
+  config: RagConfig,
+  environment: RagEnvironment,
+  index: SearchIndex,
+  shared: SharedEmbedder,
+  log: (text: string) => void,
+): { close(): Promise<void> } {
+  const follower = new IndexFollower({
+    config,
+    modelCacheDir: environment.modelCacheDir,
+    modelHubUrl: environment.modelHubUrl,
+    loadEmbedder: () => shared.acquire(),
+    onIndexed: () => index.snapshots.refresh(),
+    log,
+    createIndex: true,
+  });
+  const watcher = watchVaults(
+    config.vaults,
+    () => follower.changed(),
+    (vault, err) => log(`watching vault ${vault} failed: ${err.message}`),
+  );
+  log(`following ${config.vaults.length} vault folder${config.vaults.length === 1 ? '' : 's'}`);
+  follower.changed();
+  return {
+    close: async () => {
+      watcher.close();
+      await follower.close();
+    },
+  };
 }
 
 function listenError(err: unknown): string {

@@ -62,7 +62,8 @@ export class SearchIndex {
       memoryWords: options.memoryWords,
     });
     const hubUrl = options.modelHubUrl ?? new URL(DEFAULT_MODEL_HUB_URL);
-    const load = options.loadEmbedder ?? ((spec, dir) => loadFromCache(spec, dir, hubUrl));
+    const load =
+      options.loadEmbedder ?? ((spec, dir) => loadFromCache(spec, { modelCacheDir: dir, modelHubUrl: hubUrl }));
     this.embedder = hasVectors(model) ? new ResidentModel(() => load(model, modelCacheDir)) : undefined;
     this.loadModelAtStart = (options.loadModel ?? 'at-start') === 'at-start';
   }
@@ -131,9 +132,12 @@ export async function openIndex(options: SearchIndexOptions): Promise<SearchInde
 }
 
 /** `index` downloads and verifies the model; a search only says what is missing. */
-async function loadFromCache(model: ModelSpec, cacheDir: string, hubUrl: URL): Promise<Embedder> {
+export async function loadFromCache(
+  model: ModelSpec,
+  { modelCacheDir: cacheDir, modelHubUrl }: { readonly modelCacheDir: string; readonly modelHubUrl: URL },
+): Promise<Embedder> {
   await ensureModelFiles(model, cacheDir, {
-    hubUrl,
+    hubUrl: modelHubUrl,
     fetch: () => Promise.reject(new Error('searching never downloads')),
     enabled: false,
   });

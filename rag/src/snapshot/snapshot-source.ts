@@ -80,6 +80,18 @@ export class SnapshotSource {
     if (this.changed && this.clock() >= this.nextReloadAtMs) void this.reload();
   }
 
+  /**
+   * For a process that has just committed to the index itself (an index run
+   * that follows the vaults, docs/retrieval.md#following-the-vaults): reloads
+   * at once when the index changed, whatever the spacing, and resolves once
+   * the snapshot being served includes every commit made before the call.
+   */
+  async refresh(): Promise<void> {
+    await this.settled();
+    this.changed ||= this.detectChange();
+    if (this.changed) await this.reload();
+  }
+
   /** Resolves when no reload is running (tests and shutdown). */
   async settled(): Promise<void> {
     while (this.reloading) await this.reloading;

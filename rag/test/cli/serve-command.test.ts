@@ -61,6 +61,7 @@ describe('notegate-rag serve (process)', () => {
       /--port PORT .*\(default: NOTEGATE_SERVER_PORT, else 8765\)/,
       /--host ADDRESS .*\(default: NOTEGATE_SERVER_HOST, else 127\.0\.0\.1\)/,
       /--verbose-health .*\(default: off\)/,
+      /--watch .*\(default: off\)/,
       /--max-connections N .*\(default: 512\)/,
       /--help/,
     ]) {

@@ -21,7 +21,7 @@ export const stolenToken: Scenario = {
     const [result, report] = stdoutObjects(run);
     const replay = isRecord(report) ? report : {};
     const ownCall =
-      isRecord(result) && isRecord(result.structuredContent) && Array.isArray(result.structuredContent.results);
+      isRecord(result) && isRecord(result.structuredContent) && Array.isArray(result.structuredContent.hits);
     const challenge = typeof replay.www_authenticate === 'string' ? replay.www_authenticate : '(none)';
     const audienceDeny = (await auditSoFar()).some(
       (entry) =>

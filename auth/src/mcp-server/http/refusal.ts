@@ -2,6 +2,7 @@ import { BEARER_ERRORS } from '../../errors/bearer-errors.js';
 import { JSON_RPC } from '../../errors/mcp-error-spec.js';
 import { MCP_REQUEST_ERRORS } from '../../errors/mcp-request-errors.js';
 import { isErrorOf, type ProtocolError } from '../../errors/protocol-error.js';
+import { TOOL_ERRORS } from '../../errors/tool-errors.js';
 import type { RpcMessage } from '../request/rpc-message.js';
 
 /** What the HTTP layer writes for a refused request. */
@@ -63,6 +64,8 @@ export function isBearerError(error: ProtocolError): boolean {
 }
 
 function jsonRpcCodeOf(error: ProtocolError): number {
-  if (isErrorOf(BEARER_ERRORS, error) || isErrorOf(MCP_REQUEST_ERRORS, error)) return error.spec.jsonRpcCode;
+  if (isErrorOf(BEARER_ERRORS, error) || isErrorOf(MCP_REQUEST_ERRORS, error) || isErrorOf(TOOL_ERRORS, error)) {
+    return error.spec.jsonRpcCode;
+  }
   return JSON_RPC.internalError;
 }

@@ -4,12 +4,13 @@ import type { McpServer } from '@modelcontextprotocol/server';
 export const MAX_IDLE_SERVERS = 32;
 
 /**
- * Reuses McpServer instances across 2026-07-28 exchanges. The SDK's modern
+ * Reuses McpServer instances across exchanges of one era. The SDK's modern
  * entry connects the factory's instance to a single-exchange transport,
  * re-binds the negotiated revision and client identity on every exchange, and
- * closes the instance when the exchange ends; an instance is handed out again
- * only after that close (so never to two exchanges at once, which the SDK also
- * asserts). Building an instance per request costs the tool registration and,
+ * closes the instance when the exchange ends; the legacy path connects it to a
+ * stateless transport and closes it after the response. An instance is handed
+ * out again only after that close (so never to two exchanges at once, which
+ * the SDK also asserts). Building an instance per request costs the tool registration and,
  * on every tools/call, the JSON Schema conversion of the tool's input schema;
  * a reused instance has both cached.
  */

@@ -15,10 +15,13 @@ export function knownTool(catalog: ToolCatalog, call: ToolCall): ScopedTool {
 /**
  * Before the SDK sees the call: the tool's scope must be granted (else HTTP
  * 403, which clients act on, rather than an in-band tool error) and the
- * arguments must match the tool's input schema (a JSON-RPC invalid-params error).
+ * arguments must match the tool's input schema (a JSON-RPC invalid-params error),
+ * and the tool must not refuse them (docs/protocol.md#tools: a fixed message, the detail audited).
  */
 export function authorizeToolCall(tool: ScopedTool, claims: AccessTokenClaims, call: ToolCall): void {
   checkToolScope(claims, tool.scope);
   const problem = tool.argumentProblem(call.arguments);
   if (problem !== undefined) throw requestError('ERR_INVALID_ARGUMENTS', clip(problem));
+  const refused = tool.refusal?.(call.arguments);
+  if (refused) throw refused;
 }

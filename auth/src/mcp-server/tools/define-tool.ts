@@ -1,5 +1,6 @@
 import type { McpServer, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
+import type { ProtocolError } from '../../errors/protocol-error.js';
 import type { ToolRegistration } from './tool-catalog.js';
 
 /** A failure the client may see word for word (fixed texts only, never exception details). */
@@ -18,6 +19,10 @@ export interface ToolDefinition<In extends z.ZodType, Out extends z.ZodType<Reco
   readonly input: In;
   readonly output: Out;
   readonly run: (args: z.output<In>) => Promise<z.output<Out>>;
+  /** A refusal decided before dispatch (see ToolRegistration.refusal), given the parsed arguments. */
+  readonly refusal?: (args: z.output<In>) => ProtocolError | undefined;
+  /** The result as text for the client's reader; default the JSON of the structured content. */
+  readonly text?: (result: z.output<Out>) => string;
   /** Told about unexpected exceptions; the client only gets a fixed text. */
   readonly onFault: (tool: string, err: unknown) => void;
 }
@@ -25,12 +30,13 @@ export interface ToolDefinition<In extends z.ZodType, Out extends z.ZodType<Reco
 /**
  * Turns a typed tool definition into a registration: the same zod schemas
  * are advertised by the SDK, checked before dispatch, and checked again by
- * the SDK. Results carry structured content and the same JSON as text.
+ * the SDK. Results carry structured content and a text block (the same JSON unless the tool says otherwise).
  */
 export function defineTool<In extends z.ZodType, Out extends z.ZodType<Record<string, unknown>>>(
   definition: ToolDefinition<In, Out>,
 ): ToolRegistration {
-  const { name, scope, title, description, input, output, run, onFault } = definition;
+  const { name, scope, title, description, input, output, run, onFault, refusal } = definition;
+  const text = definition.text ?? ((result: z.output<Out>) => JSON.stringify(result));
   return {
     name,
     ...(scope !== undefined && { scope }),
@@ -38,6 +44,7 @@ export function defineTool<In extends z.ZodType, Out extends z.ZodType<Record<st
       const parsed = input.safeParse(args ?? {});
       return parsed.success ? undefined : parsed.error.issues.map(describeIssue).join('; ');
     },
+    ...(refusal && { refusal: (args: unknown) => refusal(input.parse(args ?? {})) }),
     register: (server: McpServer) => {
       // Widened to the SDK's schema type so the callback receives the validated value as unknown;
       // parsing it again with the same schema gives it back its static type.
@@ -46,7 +53,7 @@ export function defineTool<In extends z.ZodType, Out extends z.ZodType<Record<st
       server.registerTool(name, { title, description, inputSchema, outputSchema }, async (args) => {
         try {
           const result = await run(input.parse(args));
-          return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+          return { content: [{ type: 'text', text: text(result) }], structuredContent: result };
         } catch (err) {
           if (!(err instanceof ToolFailure)) onFault(name, err);
           const text = err instanceof ToolFailure ? err.publicMessage : 'The tool failed; the server logged the cause';

@@ -1,83 +1,168 @@
+import { ApiError, parseSearchRequest, RagError, SEARCH_MODES, type SearchHit } from '@notegate/rag';
 import { z } from 'zod';
+import { describeThrown, type ProtocolError } from '../../errors/protocol-error.js';
+import { toolError } from '../../errors/tool-errors.js';
 import { NOTES_READ_SCOPE, NOTES_WRITE_SCOPE } from '../../oauth/notes-scopes.js';
-import { NOTE_ID_PATTERN } from '../notes/note-id.js';
-import { type NotesStore, UnknownNoteError } from '../notes/notes-store.js';
+import { notePathProblem, titleFileName } from '../engine/note-path.js';
+import { NotePlaceError, resolveNoteTarget } from '../engine/note-target.js';
+import type { NotesEngine } from '../engine/notes-engine.js';
+import { snippetOf } from '../engine/snippet.js';
 import { defineTool, ToolFailure } from './define-tool.js';
 import type { ToolRegistration } from './tool-catalog.js';
 
-export const MAX_BODY_BYTES = 256 * 1024;
+const MAX_BODY_BYTES = 256 * 1024;
 
-// docs/protocol.md#tools: the two tools' input and output schemas.
+// docs/protocol.md#tools: the two tools' input and output schemas. The query's own limits are the
+// search API's (docs/retrieval.md#query-limits), checked by its validator so that both say the same.
 const searchInput = z.strictObject({
-  query: z.string().min(1).max(1000).describe('Words to look for in note titles and bodies'),
-  limit: z.number().int().min(1).max(50).default(10).describe('Maximum number of results'),
-});
-const searchOutput = z.object({
-  results: z.array(
-    z.object({
-      id: z.string(),
-      title: z.string(),
-      snippet: z.string(),
-      score: z.number(),
-      updated_at: z.string(),
-    }),
-  ),
-});
-const writeInput = z.strictObject({
-  title: z.string().min(1).max(200),
-  body: z
-    .string()
-    .max(MAX_BODY_BYTES)
-    .refine((body) => Buffer.byteLength(body, 'utf8') <= MAX_BODY_BYTES, 'body must be at most 256 KiB of UTF-8'),
-  id: z
-    .string()
-    .regex(NOTE_ID_PATTERN, 'id must be the id of an existing note')
+  query: z.string().min(1).describe('What to look for: words, a phrase or an identifier'),
+  top: z.number().int().min(1).max(50).default(8).describe('Number of hits'),
+  mode: z
+    .enum(SEARCH_MODES)
     .optional()
-    .describe('Replace this note'),
+    .describe('hybrid (default where the index has vectors), dense, or lexical (the only one on a lexical-only index)'),
+  namespaces: z.array(z.string()).min(1).optional().describe('Only these top-level folders ("" is the vault root)'),
 });
-const writeOutput = z.object({ id: z.string(), created: z.boolean(), updated_at: z.string() });
+const hit = z.object({
+  vault: z.string(),
+  path: z.string(),
+  title: z.string(),
+  heading: z.string(),
+  line_start: z.number().int(),
+  line_end: z.number().int(),
+  snippet: z.string(),
+  score: z.number(),
+});
+const searchOutput = z.object({ hits: z.array(hit) });
+const writeInput = z.strictObject({
+  title: z.string().min(1).max(200).describe('The note title (front matter); also its file name when no path is given'),
+  body: z.string().describe('Markdown, at most 256 KiB'),
+  path: z
+    .string()
+    .min(1)
+    .max(1024)
+    .optional()
+    .describe('Where in the vault, e.g. "projects/plan.md"; an existing note there is replaced'),
+});
+const writeOutput = z.object({
+  vault: z.string(),
+  path: z.string(),
+  created: z.boolean(),
+  bytes: z.number().int(),
+  indexed: z.boolean(),
+});
 
-/** notes.search (notes:read) and notes.write (notes:write) over one notes store. */
-export function notesTools(store: NotesStore, onFault: (tool: string, err: unknown) => void): ToolRegistration[] {
+type SearchInput = z.output<typeof searchInput>;
+type WriteInput = z.output<typeof writeInput>;
+
+/** notes.search (notes:read) and notes.write (notes:write) over the notes engine. */
+export function notesTools(engine: NotesEngine, onFault: (tool: string, err: unknown) => void): ToolRegistration[] {
   return [
     defineTool({
       name: 'notes.search',
       scope: NOTES_READ_SCOPE,
       title: 'Search notes',
-      description: 'Ranks the notes by relevance (BM25 over title and body) and returns snippets around the matches.',
+      description:
+        "Searches this server's vaults (BM25 and, where the index has vectors, embeddings fused by rank) and returns the best passages with their file, lines and a snippet.",
       input: searchInput,
       output: searchOutput,
       onFault,
-      run: async ({ query, limit }) => {
-        const hits = await store.search(query, limit);
-        return {
-          results: hits.map((hit) => ({
-            id: hit.id,
-            title: hit.title,
-            snippet: hit.snippet,
-            score: hit.score,
-            updated_at: hit.updatedAt,
-          })),
-        };
+      refusal: (args) => searchRefusal(engine, args),
+      text: (result) => describeHits(result.hits),
+      run: async (args) => {
+        const request = parseSearchRequest(args, [], { vectors: engine.vectors });
+        try {
+          const hits = await engine.search(request);
+          return { hits: hits.map((found) => hitJson(found, args.query)) };
+        } catch (err) {
+          if (err instanceof RagError && err.code === 'ERR_MODEL_UNAVAILABLE') {
+            onFault('notes.search', err);
+            throw new ToolFailure('The embedding model is not available; search with mode lexical');
+          }
+          throw err;
+        }
       },
     }),
     defineTool({
       name: 'notes.write',
       scope: NOTES_WRITE_SCOPE,
       title: 'Write a note',
-      description: 'Creates a markdown note, or replaces the note with the given id. Writes are atomic.',
+      description:
+        'Writes a markdown note into the vault: a new note named after its title, or the note at path (replaced when it exists). Durable before it answers; searchable with notes.search within 2 s.',
       input: writeInput,
       output: writeOutput,
       onFault,
-      run: async ({ title, body, id }) => {
+      refusal: (args) => writeRefusal(engine, args),
+      run: async (args) => {
         try {
-          const written = await store.write({ title, body, id });
-          return { id: written.id, created: written.created, updated_at: written.updatedAt };
+          const written = await engine.write(args);
+          return { vault: engine.writeVaultId, ...written };
         } catch (err) {
-          if (err instanceof UnknownNoteError) throw new ToolFailure('No note has this id');
-          throw err;
+          // Checked when the call was screened; a folder changed since then lands here.
+          onFault('notes.write', err);
+          if (err instanceof NotePlaceError) throw new ToolFailure(toolError('ERR_NOTE_PATH').description);
+          // The file system refused (a file where a folder should be, a full disk): the old note stands.
+          throw new ToolFailure('The note could not be written; nothing was changed');
         }
       },
     }),
   ];
+}
+
+function searchRefusal(engine: NotesEngine, args: SearchInput): ProtocolError | undefined {
+  try {
+    parseSearchRequest(args, [], { vectors: engine.vectors });
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    // The validator's messages start with the field they are about (docs/retrieval.md#post-search).
+    return err.message.startsWith('mode:')
+      ? toolError('ERR_NO_VECTORS', err.message)
+      : toolError('ERR_QUERY_LIMITS', err.message);
+  }
+  const unavailable = engine.unavailable();
+  return unavailable === undefined ? undefined : toolError('ERR_INDEX_UNAVAILABLE', unavailable);
+}
+
+function writeRefusal(engine: NotesEngine, args: WriteInput): ProtocolError | undefined {
+  const bytes = Buffer.byteLength(args.body, 'utf8');
+  if (bytes > MAX_BODY_BYTES) return toolError('ERR_NOTE_TOO_LARGE', `${bytes} bytes`);
+  if (args.path === undefined) {
+    if (titleFileName(args.title) === undefined) return toolError('ERR_NOTE_TITLE', 'no letter or digit in the title');
+  } else {
+    const problem = notePathProblem(args.path);
+    if (problem !== undefined) return toolError('ERR_NOTE_PATH', `path ${problem}`);
+    try {
+      resolveNoteTarget(engine.writeVaultRealPath, args.path, false);
+    } catch (err) {
+      // A folder the server may not read, or one removed meanwhile, is no place for a note either.
+      return toolError('ERR_NOTE_PATH', err instanceof NotePlaceError ? err.detail : describeThrown(err));
+    }
+  }
+  const unavailable = engine.unavailable();
+  return unavailable === undefined ? undefined : toolError('ERR_INDEX_UNAVAILABLE', unavailable);
+}
+
+function hitJson(found: SearchHit, query: string): z.output<typeof hit> {
+  return {
+    vault: found.vault,
+    path: found.path,
+    title: found.title,
+    heading: found.heading,
+    line_start: found.lineStart,
+    line_end: found.lineEnd,
+    snippet: snippetOf(found.text, query),
+    score: found.score,
+  };
+}
+
+/** The text block: one numbered line per hit naming its file and lines, then its snippet. */
+function describeHits(hits: readonly z.output<typeof hit>[]): string {
+  if (hits.length === 0) return 'No notes matched.';
+  return hits
+    .map((found, i) => {
+      const where = `${found.vault}/${found.path}:${found.line_start}-${found.line_end}`;
+      const heading = found.heading === '' ? found.title : `${found.title} > ${found.heading}`;
+      return `${i + 1}. ${where}  ${heading}\n   ${found.snippet}`;
+    })
+    .join('\n');
 }

@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { UsageError } from '@notegate/kit/cli';
+import type { ProtocolError } from '../../errors/protocol-error.js';
 import { isScopeToken } from '../../oauth/scope.js';
 
 /** A tool as the server registers it: its scope, an argument check, and how to add it to an SDK server. */
@@ -9,6 +10,11 @@ export interface ToolRegistration {
   readonly scope?: string;
   /** Why `args` violate the input schema, or undefined when they are valid. */
   readonly argumentProblem: (args: unknown) => string | undefined;
+  /**
+   * For valid arguments: a refusal the tool would answer anyway (a path outside the vault, an index
+   * that is not there), decided before the call reaches the SDK so that its detail goes to the audit line.
+   */
+  readonly refusal?: (args: unknown) => ProtocolError | undefined;
   readonly register: (server: McpServer) => void;
 }
 

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { BODY_LIMIT_BYTES } from '../../../src/mcp-server/request/header-screening.js';
 import {
@@ -9,6 +12,7 @@ import {
   startNotesServer,
   toolCall,
 } from '../../support/notes-server-fixture.js';
+import { notesIn } from '../../support/test-engine.js';
 
 async function post(fixture: NotesServerFixture, body: string, headers: Record<string, string>): Promise<Response> {
   return fetch(fixture.endpoint, { method: 'POST', headers, body });
@@ -117,9 +121,13 @@ describe('request limits and bad input on the MCP endpoint', () => {
   const badArguments: [string, unknown][] = [
     ['an empty query', { query: '' }],
     ['a query over 1000 characters', { query: 'q'.repeat(1001) }],
-    ['a limit of 0', { query: 'x', limit: 0 }],
-    ['a limit of 51', { query: 'x', limit: 51 }],
-    ['a fractional limit', { query: 'x', limit: 2.5 }],
+    ['a query over 64 words', { query: 'word '.repeat(65) }],
+    ['a top of 0', { query: 'x', top: 0 }],
+    ['a top of 51', { query: 'x', top: 51 }],
+    ['a fractional top', { query: 'x', top: 2.5 }],
+    ['an unknown mode', { query: 'x', mode: 'fuzzy' }],
+    ['a hybrid search of a lexical-only index', { query: 'x', mode: 'hybrid' }],
+    ['an empty namespace list', { query: 'x', namespaces: [] }],
     ['an unknown argument', { query: 'x', path: '../etc/passwd' }],
     ['no arguments', undefined],
   ];
@@ -135,20 +143,55 @@ describe('request limits and bad input on the MCP endpoint', () => {
     });
   }
 
-  it('refuses notes.write ids the server did not choose, and bodies over 256 KiB', async (t) => {
+  it('refuses notes.write paths out of the vault, punctuation-only titles and bodies over 256 KiB, writing nothing', async (t) => {
     const fixture = await startNotesServer(t);
+    const outside = mkdtempSync(join(tmpdir(), 'outside-'));
+    t.after(() => rmSync(outside, { recursive: true, force: true }));
+    symlinkSync(outside, join(fixture.notesDir, 'linked'));
+    symlinkSync(join(outside, 'x.md'), join(fixture.notesDir, 'link.md'));
     const token = await fixture.issuer.sign();
-    for (const args of [
-      { title: 't', body: 'b', id: '../../etc/passwd' },
-      { title: 't', body: 'b', id: 'ABCDEF0123456789abcdef01' },
-      { title: '', body: 'b' },
-      { title: 't'.repeat(201), body: 'b' },
-      { title: 't', body: 'é'.repeat(128 * 1024 + 1) },
-    ]) {
+    const refusals: [Record<string, unknown>, RegExp][] = [
+      [{ title: 't', body: 'b', path: '../escape.md' }, /^The path must name/],
+      [{ title: 't', body: 'b', path: 'a/../../escape.md' }, /^The path must name/],
+      [{ title: 't', body: 'b', path: join(outside, 'abs.md') }, /^The path must name/],
+      [{ title: 't', body: 'b', path: 'linked/escape.md' }, /^The path must name/],
+      [{ title: 't', body: 'b', path: 'linked/new/escape.md' }, /^The path must name/],
+      [{ title: 't', body: 'b', path: 'link.md' }, /^The path must name/],
+      [{ title: 't', body: 'b', path: '.hidden/x.md' }, /^The path must name/],
+      [{ title: 't', body: 'b', path: 'notes.txt' }, /^The path must name/],
+      [{ title: '?!…—', body: 'b' }, /^The title must contain/],
+      [{ title: 't', body: 'é'.repeat(128 * 1024 + 1) }, /^The note body exceeds 256 KiB/],
+      [{ title: '', body: 'b' }, /^The tool arguments/],
+      [{ title: 't'.repeat(201), body: 'b' }, /^The tool arguments/],
+      [{ title: 't', body: 'b', id: 'ABCDEF0123456789abcdef01' }, /^The tool arguments/],
+    ];
+    for (const [args, message] of refusals) {
       const response = await post(fixture, toolCall('notes.write', args), mcpHeaders(token));
-      const json = (await response.json()) as { error?: { code: number } };
+      assert.equal(response.status, 200, 'in-band');
+      const json = (await response.json()) as { error?: { code: number; message: string } };
       assert.equal(json.error?.code, -32602, JSON.stringify(args).slice(0, 60));
+      assert.match(json.error?.message ?? '', message);
+      assert.equal(fixture.lastAudit().decision, 'deny');
     }
+    assert.match(fixture.lastAudit().reason, /^invalid_request: The tool arguments/);
+    assert.deepEqual(readdirSync(outside), [], 'nothing written outside the vault');
+    assert.deepEqual(
+      notesIn(fixture.notesDir),
+      ['link.md'],
+      'nothing written inside it either (link.md is the planted link)',
+    );
+  });
+
+  it('audits why a path was refused, and never echoes it to the client', async (t) => {
+    const fixture = await startNotesServer(t);
+    const response = await post(
+      fixture,
+      toolCall('notes.write', { title: 't', body: 'b', path: '../../etc/passwd.md' }),
+      mcpHeaders(await fixture.issuer.sign()),
+    );
+    const text = await response.text();
+    assert.doesNotMatch(text, /passwd/);
+    assert.match(fixture.lastAudit().reason, /path has a '\.\.' segment/);
   });
 
   it('answers a wrong Content-Type with 415 and a missing event-stream Accept with 406', async (t) => {

@@ -6,6 +6,7 @@ import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextp
 import { notesTools } from '../../../src/mcp-server/tools/notes-tools.js';
 import type { ToolRegistration } from '../../../src/mcp-server/tools/tool-catalog.js';
 import { type NotesServerFixture, startNotesServer } from '../../support/notes-server-fixture.js';
+import { notesIn } from '../../support/test-engine.js';
 
 type Negotiation = 'pin' | 'auto' | 'legacy';
 
@@ -64,11 +65,11 @@ describe('official SDK clients against the notes server', () => {
         await client.callTool({ name: 'notes.write', arguments: { title: 'Plan', body: 'Rotate the signing key.' } }),
       );
       assert.equal(written.created, true);
-      assert.match(String(written.id), /^[0-9a-f]{24}$/);
+      assert.equal(written.path, 'Plan.md');
       const found = structured(await client.callTool({ name: 'notes.search', arguments: { query: 'signing' } }));
       assert.deepEqual(
-        (found.results as { id: string }[]).map((hit) => hit.id),
-        [written.id],
+        (found.hits as { path: string }[]).map((hit) => hit.path),
+        [written.path],
       );
       const allows = fixture.audit().filter((entry) => entry.decision === 'allow');
       assert.ok(
@@ -90,8 +91,8 @@ describe('official SDK clients against the notes server', () => {
       arguments: { title: 'Überprüfung', body: '年次の鍵の確認' },
     });
     assert.equal(written.isError, undefined);
-    const found = await client.callTool({ name: 'notes.search', arguments: { query: '鍵の確認', limit: 5 } });
-    assert.equal((structured(found).results as unknown[]).length, 1);
+    const found = await client.callTool({ name: 'notes.search', arguments: { query: '鍵の確認', top: 5 } });
+    assert.equal((structured(found).hits as unknown[]).length, 1);
     assert.ok(contentTypes.length >= 3);
     for (const type of contentTypes.filter((value) => value !== '(none)')) assert.match(type, /^application\/json/);
   });
@@ -124,7 +125,7 @@ describe('official SDK clients against the notes server', () => {
     await assert.rejects(client.callTool({ name: 'notes.write', arguments: { title: 't', body: 'b' } }));
     const denial = fixture.audit().find((entry) => entry.decision === 'deny');
     assert.equal(denial?.status, 403);
-    assert.equal(fixture.notes.store.size, 0, 'nothing was written');
+    assert.deepEqual(notesIn(fixture.notesDir), [], 'nothing was written');
   });
 
   it('reuses pooled SDK instances for 2026-07-28 traffic', async (t) => {
@@ -136,6 +137,14 @@ describe('official SDK clients against the notes server', () => {
       Array.from({ length: 10 }, (_, i) => client.callTool({ name: 'notes.search', arguments: { query: `p${i}` } })),
     );
     assert.ok(fixture.notes.dispatcher.pooledInstances <= 11, `built ${fixture.notes.dispatcher.pooledInstances}`);
+  });
+
+  it('reuses pooled SDK instances for 2025-11-25 traffic too', async (t) => {
+    const fixture = await startNotesServer(t);
+    const client = await legacyClient(fixture, await fixture.issuer.sign());
+    t.after(() => client.close());
+    for (let i = 0; i < 20; i++) await client.callTool({ name: 'notes.search', arguments: { query: `q${i}` } });
+    assert.ok(fixture.notes.dispatcher.pooledInstances <= 2, `built ${fixture.notes.dispatcher.pooledInstances}`);
   });
 
   it('never hands the bearer token to the SDK or the tools', async (t) => {
@@ -155,7 +164,7 @@ describe('official SDK clients against the notes server', () => {
         }),
     };
     const fixture = await startNotesServer(t, {
-      tools: (store) => [...notesTools(store, () => undefined), probe],
+      tools: (engine) => [...notesTools(engine, () => undefined), probe],
     });
     const token = await fixture.issuer.sign();
     const modern = await modernClient(fixture, token);

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { readdirSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { describe, it } from 'node:test';
@@ -16,6 +15,7 @@ import {
   startNotesServer,
   toolCall,
 } from '../../support/notes-server-fixture.js';
+import { notesIn } from '../../support/test-engine.js';
 
 /** A raw HTTP exchange: the request head and the first part of a body the client never finishes. */
 async function unfinishedPost(fixture: NotesServerFixture, headers: Record<string, string>, bodyStart: string) {
@@ -103,7 +103,7 @@ describe('an unauthenticated request costs no body read', () => {
     assert.equal(response.status, 403);
     assert.equal(challengeParams(response.headers.get('www-authenticate')).scope, 'notes:write');
     assert.equal(fixture.lastAudit().tool, 'notes.write');
-    assert.deepEqual(readdirSync(fixture.notesDir), [], 'nothing written');
+    assert.deepEqual(notesIn(fixture.notesDir), [], 'nothing written');
   });
 
   it('keeps serving an authenticated client while 8 clients without a token send 1 MiB nested bodies', async (t) => {

@@ -1,0 +1,99 @@
+import { homedir } from 'node:os';
+import { UsageError } from '@notegate/kit/cli';
+import { defaultConfigPath, loadEnvironment, loadRagConfig, notesFolderConfig, type RagConfig } from '@notegate/rag';
+import { NotesEngine } from '../mcp-server/engine/notes-engine.js';
+
+/** The notes server's vault options (docs/protocol.md#notes-server-notegate-notes-server). */
+export const VAULT_OPTIONS = {
+  'vaults-config': {
+    type: 'string',
+    valueName: 'FILE',
+    defaultText: 'rag/vaults.json under the repository root, as for notegate-rag',
+    description: 'A notegate-rag vaults config: its vaults, index, model and guardrails (allowed roots, diode policy).',
+  },
+  vault: {
+    type: 'string',
+    multiple: true,
+    valueName: 'ID',
+    defaultText: 'every vault of the config',
+    description: 'A vault this server serves (repeatable); searches see only these.',
+  },
+  'write-vault': {
+    type: 'string',
+    valueName: 'ID',
+    defaultText: 'the first --vault',
+    description: 'The vault notes.write writes into; one of --vault.',
+  },
+  'notes-dir': {
+    type: 'string',
+    valueName: 'DIR',
+    description:
+      'Instead of a config: one folder of notes (created if missing) with a lexical-only index inside it, in DIR/.notegate/.',
+  },
+} as const;
+
+export interface VaultFlags {
+  readonly 'vaults-config': string | undefined;
+  readonly vault: readonly string[];
+  readonly 'write-vault': string | undefined;
+  readonly 'notes-dir': string | undefined;
+}
+
+export interface VaultSelection {
+  readonly config: RagConfig;
+  readonly vaultIds: readonly string[];
+  readonly writeVaultId: string;
+  /** A notes folder: the server makes and keeps its own index. */
+  readonly ownIndex: boolean;
+}
+
+/** Which vaults the flags select from a loaded config; an id the config does not declare is a usage error naming it. */
+export function selectVaults(config: RagConfig, vaultFlags: readonly string[], writeVault: string | undefined) {
+  const declared = config.vaults.map((vault) => vault.id);
+  const unknown = [...vaultFlags, ...(writeVault === undefined ? [] : [writeVault])].filter(
+    (id) => !declared.includes(id),
+  );
+  if (unknown.length > 0) {
+    const flag = vaultFlags.includes(unknown[0] ?? '') ? '--vault' : '--write-vault';
+    throw new UsageError(
+      `${flag}: vault '${unknown[0]}' is not declared in ${config.configPath} (declared: ${declared.join(', ')})`,
+    );
+  }
+  const vaultIds = vaultFlags.length > 0 ? [...new Set(vaultFlags)] : declared;
+  const writeVaultId = writeVault ?? vaultIds[0] ?? '';
+  if (!vaultIds.includes(writeVaultId)) {
+    throw new UsageError(`--write-vault: '${writeVaultId}' is not one of the served vaults (${vaultIds.join(', ')})`);
+  }
+  return { vaultIds, writeVaultId };
+}
+
+/** Reads the vault flags into a selection: a config and some of its vaults, or one notes folder. */
+export function readVaultFlags(flags: VaultFlags, cwd: string): VaultSelection {
+  const home = homedir();
+  const dir = flags['notes-dir'];
+  if (dir !== undefined) {
+    const other = (['vaults-config', 'write-vault'] as const).find((name) => flags[name] !== undefined);
+    if (other !== undefined || flags.vault.length > 0) {
+      throw new UsageError(`--notes-dir: give either --notes-dir or --${other ?? 'vault'}, not both`);
+    }
+    const config = notesFolderConfig(dir, home, '--notes-dir');
+    const id = config.vaults[0]?.id ?? '';
+    return { config, vaultIds: [id], writeVaultId: id, ownIndex: true };
+  }
+  const config = loadRagConfig(flags['vaults-config'] ?? defaultConfigPath(cwd), home);
+  return { config, ...selectVaults(config, flags.vault, flags['write-vault']), ownIndex: false };
+}
+
+/** Opens the engine over the selection, with the model cache of the environment (docs/retrieval.md#model-cache). */
+export function openEngine(selection: VaultSelection, cwd: string, log: (line: string) => void): Promise<NotesEngine> {
+  const environment = loadEnvironment({ cwd, env: process.env, platform: process.platform, homeDir: homedir() });
+  return NotesEngine.open({
+    config: selection.config,
+    vaultIds: selection.vaultIds,
+    writeVaultId: selection.writeVaultId,
+    modelCacheDir: environment.modelCacheDir,
+    modelHubUrl: environment.modelHubUrl,
+    createIndex: selection.ownIndex,
+    log,
+  });
+}

@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { notePathProblem, numberedName, titleFileName } from '../../../src/mcp-server/engine/note-path.js';
+import { snippetOf } from '../../../src/mcp-server/engine/snippet.js';
+
+describe('note paths (notes.write)', () => {
+  const cases: [string, string | undefined][] = [
+    ['plan.md', undefined],
+    ['projects/2026/plan.markdown', undefined],
+    ['Überprüfung der Schlüssel.md', undefined],
+    ['../escape.md', "has a '..' segment"],
+    ['a/../../escape.md', "has a '..' segment"],
+    ['./plan.md', "has a '.' segment"],
+    ['/etc/plan.md', 'is absolute'],
+    ['C:/plan.md', 'is absolute'],
+    ['a\\b.md', 'contains a backslash'],
+    ['a//b.md', 'has an empty segment'],
+    ['a/', 'has an empty segment'],
+    ['.obsidian/plan.md', 'has a hidden segment'],
+    ['a/.plan.md', 'has a hidden segment'],
+    ['plan.txt', 'does not end in .md or .markdown'],
+    ['plan', 'does not end in .md or .markdown'],
+    ['pl\u0000an.md', 'contains a control character'],
+    [`${'x'.repeat(256)}.md`, 'has a segment over 255 bytes'],
+  ];
+  for (const [path, problem] of cases) {
+    it(`${JSON.stringify(path).slice(0, 40)}: ${problem ?? 'accepted'}`, () => {
+      assert.equal(notePathProblem(path), problem);
+    });
+  }
+});
+
+describe('file names from titles', () => {
+  const cases: [string, string | undefined][] = [
+    ['Quarterly key ceremony', 'Quarterly key ceremony.md'],
+    ['  Rotate: keys / certs?  ', 'Rotate keys certs.md'],
+    ['../../etc/passwd', 'etc passwd.md'],
+    ['鍵の確認', '鍵の確認.md'],
+    ['Ｆｕｌｌｗｉｄｔｈ', 'Fullwidth.md'],
+    ['snake_case-name', 'snake_case-name.md'],
+    ['?!…—', undefined],
+    ['---', undefined],
+    ['x'.repeat(100), `${'x'.repeat(80)}.md`],
+  ];
+  for (const [title, name] of cases) {
+    it(`${JSON.stringify(title).slice(0, 30)} → ${name ?? 'refused'}`, () => {
+      assert.equal(titleFileName(title), name);
+    });
+  }
+
+  it('numbers a taken name before its extension', () => {
+    assert.deepEqual(
+      [1, 2, 3].map((n) => numberedName('Plan.md', n)),
+      ['Plan.md', 'Plan 2.md', 'Plan 3.md'],
+    );
+  });
+});
+
+describe('snippets', () => {
+  it('keeps a short text whole, whitespace collapsed', () => {
+    assert.equal(snippetOf('# Title\n\n  Body   text\n', 'body'), '# Title Body text');
+  });
+
+  it('starts a long text near the first query word, cut at spaces and marked', () => {
+    const text = `${'filler '.repeat(100)}the custodian rotates the key ${'tail '.repeat(100)}`;
+    const snippet = snippetOf(text, 'Custodian', 80);
+    assert.match(snippet, /^….*the custodian rotates the key.*…$/);
+    assert.ok(snippet.length <= 82);
+    const words = new Set(['filler', 'the', 'custodian', 'rotates', 'key', 'tail']);
+    assert.ok(
+      snippet
+        .slice(1, -1)
+        .split(' ')
+        .every((word) => words.has(word)),
+      'cut at word boundaries',
+    );
+  });
+
+  it('starts at the beginning when no query word occurs', () => {
+    assert.match(snippetOf('word '.repeat(100), 'absent', 40), /^word word.*…$/);
+  });
+});
