@@ -51,6 +51,7 @@ function row(label: string, dataset: string, report: EvalReport): string[] {
     percent(m?.recallAt100),
     `${(report.indexMs / 1000).toFixed(1)} s (${report.chunks} chunks)`,
     `${m?.queryMsP50.toFixed(1)} / ${m?.queryMsP95.toFixed(1)} ms`,
+    report.lexicalScoring,
   ];
 }
 
@@ -80,7 +81,10 @@ async function main(): Promise<void> {
     row('… fallback layout (word table only)', 'XQuAD zh', await lexical(zh, 'test', { lexicalLayout: 'words' })),
   );
   console.log('Lexical leg, measured with runEval (no model: a lexical-only index), 100 hits deep:');
-  printTable(['system', 'dataset', 'nDCG@10', 'Recall@10', 'Recall@100', 'index (no model)', 'query p50 / p95'], rows);
+  printTable(
+    ['system', 'dataset', 'nDCG@10', 'Recall@10', 'Recall@100', 'index (no model)', 'query p50 / p95', 'word tier'],
+    rows,
+  );
   console.log('\nPublished on SciFact test (not measured here):');
   printTable(
     ['system', 'nDCG@10', 'Recall@10', 'Recall@100'],

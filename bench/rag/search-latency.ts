@@ -3,17 +3,21 @@
  * (real schema, real write path, the word and trigram tables): the lexical
  * leg alone, dense, hybrid and hybrid+MMR at 10k and 100k chunks, p50/p95
  * excluding and including query embedding, against the ceiling of a plain
- * exact scan over a Float32Array in the same run; then sustained requests/s
- * over HTTP with autocannon in a separate process.
+ * exact scan over a Float32Array in the same run. The lexical and hybrid
+ * searches run twice per query, interleaved: with the word tier ranked from
+ * the in-memory word index and in SQLite (docs/retrieval.md#lexical-leg); the
+ * word index's build time and size are printed beside the vectors'. Then
+ * sustained requests/s over HTTP with autocannon in a separate process.
  * Text: sentences of the SciFact abstracts (~900 characters a chunk);
  * vectors: synthetic unit vectors around 500 random centres (cos ≈ 0.8).
  * Goals (docs/retrieval.md#benchmarks): lexical p95 ≤ 15 ms, hybrid p95 ≤ 25 ms at 100k chunks.
  *
- * Run: npx tsc -b && node bench/rag/dist/search-latency.js [--sizes 10000,100000] [--queries 60] [--duration 10]
+ * Run: npx tsc -b && taskset -c 0 node bench/rag/dist/search-latency.js [--sizes 10000,100000] [--queries 60] [--duration 10]
+ * (the searches on CPU 0; autocannon is then pinned to CPU 1)
  * (the stand-in model: NOTEGATE_STANDIN_MODELS, a model cache folder; SciFact: the shared folder,
  * NOTEGATE_SHARED_DIR, else ../shared beside the repository)
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -32,6 +36,7 @@ import {
 import { exactScan, IndexStore, rangesFor } from '@notegate/rag/internals';
 import {
   arg,
+  mib,
   printTable,
   seededRandom,
   sharedDir,
@@ -142,9 +147,12 @@ async function main(): Promise<void> {
       const file = path.join(dir, 'index.sqlite');
       const buildMs = buildIndex(file, size, corpus, random, centres);
       const snapshot = await IndexSnapshot.open(file, MODEL, Date.now);
+      await snapshot.wordIndexSettled();
+      const sqlite = await IndexSnapshot.open(file, MODEL, Date.now, undefined, { memoryWords: false });
       console.log(
         `${size} chunks: built in ${(buildMs / 1000).toFixed(1)} s, loaded in ${snapshot.loadDurationMs} ms, backend ${snapshot.vectors.backend}`,
       );
+      console.log(`  ${describeWordIndex(snapshot)}`);
       const all = ['big', 'mid', 'small'];
       const measure = (
         label: string,
@@ -158,8 +166,47 @@ async function main(): Promise<void> {
           run(i);
           return performance.now() - started;
         });
+        record(label, samples, withEmbedding, queries);
+      };
+      const record = (
+        label: string,
+        samples: readonly number[],
+        withEmbedding: boolean,
+        queries: readonly number[],
+      ) => {
         const total = samples.map((s, k) => s + (embedding[queries[k] ?? 0] ?? 0));
         rows.push([String(size), label, ...percentiles(samples), ...(withEmbedding ? percentiles(total) : ['–', '–'])]);
+      };
+      /** The same searches on both snapshots, alternating which goes first: the word tier from memory and in SQLite. */
+      const compare = (
+        label: string,
+        run: (on: IndexSnapshot, i: number) => unknown,
+        withEmbedding = true,
+        queries: readonly number[] = texts.map((_, i) => i),
+      ) => {
+        for (let i = 0; i < 3; i += 1) {
+          run(snapshot, i);
+          run(sqlite, i);
+        }
+        const fromMemory: number[] = [];
+        const inSqlite: number[] = [];
+        for (const [k, i] of queries.entries()) {
+          for (const [on, samples] of k % 2 === 0
+            ? ([
+                [snapshot, fromMemory],
+                [sqlite, inSqlite],
+              ] as const)
+            : ([
+                [sqlite, inSqlite],
+                [snapshot, fromMemory],
+              ] as const)) {
+            const started = performance.now();
+            run(on, i);
+            samples.push(performance.now() - started);
+          }
+        }
+        record(`${label}, word tier in memory`, fromMemory, withEmbedding, queries);
+        record(`${label}, word tier in SQLite`, inSqlite, withEmbedding, queries);
       };
       const options = (i: number, extra: Partial<SearchOptions>): SearchOptions => ({
         query: texts[i] ?? '',
@@ -181,29 +228,27 @@ async function main(): Promise<void> {
         (i) => plain.topK(vectors[i] ?? new Float32Array(), 50, everyRow),
         false,
       );
-      const lexical = (i: number, extra: Partial<SearchOptions> = {}) =>
-        searchSnapshot(snapshot, undefined, options(i, { mode: 'lexical', ...extra }));
-      measure('lexical leg alone', (i) => lexical(i), false);
-      measure('lexical, claims only', (i) => lexical(i), false, claims);
-      measure('lexical, single words only', (i) => lexical(i), false, words);
-      measure('lexical, vault small (1%)', (i) => lexical(i, { vaults: ['small'] }), false);
+      const lexical = (on: IndexSnapshot, i: number, extra: Partial<SearchOptions> = {}) =>
+        searchSnapshot(on, undefined, options(i, { mode: 'lexical', ...extra }));
+      const hybrid = (on: IndexSnapshot, i: number, extra: Partial<SearchOptions> = {}) =>
+        searchSnapshot(on, vectors[i] ?? new Float32Array(), options(i, { mode: 'hybrid', ...extra }));
+      compare('lexical leg alone', (on, i) => lexical(on, i), false);
+      compare('lexical, claims only', (on, i) => lexical(on, i), false, claims);
+      compare('lexical, single words only', (on, i) => lexical(on, i), false, words);
+      compare('lexical, vault small (1%)', (on, i) => lexical(on, i, { vaults: ['small'] }), false);
       measure('dense', (i) => searchSnapshot(snapshot, vectors[i] ?? new Float32Array(), options(i, {})));
-      measure('hybrid', (i) => {
+      compare('hybrid', (on, i) => {
         const started = performance.now();
-        const result = searchSnapshot(snapshot, vectors[i] ?? new Float32Array(), options(i, { mode: 'hybrid' }));
+        const result = hybrid(on, i);
+        if (on !== snapshot) return;
         const key = `${size}\t${result.lexicalTiers.join('+') || 'none'}`;
         paths.set(key, [...(paths.get(key) ?? []), performance.now() - started]);
       });
-      measure('hybrid + MMR', (i) =>
-        searchSnapshot(snapshot, vectors[i] ?? new Float32Array(), options(i, { mode: 'hybrid', mmr: true })),
-      );
-      measure('hybrid, vault small (1%)', (i) =>
-        searchSnapshot(snapshot, vectors[i] ?? new Float32Array(), options(i, { mode: 'hybrid', vaults: ['small'] })),
-      );
-      measure('hybrid top 50 + MMR', (i) =>
-        searchSnapshot(snapshot, vectors[i] ?? new Float32Array(), options(i, { mode: 'hybrid', mmr: true, top: 50 })),
-      );
+      compare('hybrid + MMR', (on, i) => hybrid(on, i, { mmr: true }));
+      compare('hybrid, vault small (1%)', (on, i) => hybrid(on, i, { vaults: ['small'] }));
+      compare('hybrid top 50 + MMR', (on, i) => hybrid(on, i, { mmr: true, top: 50 }));
       snapshot.close();
+      sqlite.close();
       if (size === sizes[sizes.length - 1]) await loadTest(file, embedder, vectors, duration);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -218,11 +263,31 @@ async function main(): Promise<void> {
   );
   console.log('\nLatency per search in ms (in process, one snapshot, warm):');
   printTable(['chunks', 'mode', 'p50', 'p95', 'p50 incl. embedding', 'p95 incl. embedding'], rows);
-  console.log('\nHybrid latency by the lexical tiers that contributed (warm-up runs included):');
+  console.log('\nHybrid latency by the lexical tiers that contributed (word tier in memory, warm-up runs included):');
   printTable(
     ['chunks', 'lexical tiers', 'searches', 'p50', 'p95'],
     [...paths].map(([key, samples]) => [...key.split('\t'), String(samples.length), ...percentiles(samples)]),
   );
+}
+
+/**
+ * The word index beside the vectors: build time (in a worker thread) and the bytes it holds, typed
+ * arrays exactly, term strings estimated as V8 stores them (a header, then one or two bytes a character).
+ */
+function describeWordIndex(snapshot: IndexSnapshot): string {
+  const state = snapshot.wordIndex;
+  if (state.kind !== 'ready')
+    return `word index ${state.kind}${state.kind === 'unavailable' ? `: ${state.reason}` : ''}`;
+  const { postings } = state.words;
+  const stringBytes = postings.terms.reduce(
+    (sum, term) => sum + 16 + (/^[\0-\xff]*$/.test(term) ? 1 : 2) * term.length,
+    0,
+  );
+  return [
+    `word index built in ${(state.buildMs / 1000).toFixed(1)} s (worker thread, checked against SQLite):`,
+    `${postings.terms.length} terms (~${mib(stringBytes)}), ${postings.rows.length} postings, ${mib(postings.byteLength)} of typed arrays;`,
+    `the vectors: ${mib(snapshot.vectors.matrix.data.byteLength)} float32, loaded in ${snapshot.loadDurationMs} ms`,
+  ].join(' ');
 }
 
 /** Sustained throughput of POST /search over loopback, autocannon in its own process. */
@@ -253,6 +318,7 @@ async function loadTest(
     });
     await index.start();
     await index.modelSettled();
+    await index.wordIndexSettled();
     const server = createSearchServer({
       index,
       indexPath: file,
@@ -289,8 +355,12 @@ function autocannon(url: URL, seconds: number): Promise<Record<'requests' | 'p50
     '--json',
     url.href,
   ];
+  // On its own core when taskset is there (the searches run on CPU 0: see Run above).
+  const pinned = spawnSync('taskset', ['-c', '1', 'true']).status === 0;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = pinned
+      ? spawn('taskset', ['-c', '1', process.execPath, ...args], { stdio: ['ignore', 'pipe', 'ignore'] })
+      : spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();

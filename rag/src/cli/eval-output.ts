@@ -62,6 +62,7 @@ export function reportJson(report: EvalReport) {
     chunks: report.chunks,
     queries: report.queries,
     index_ms: report.indexMs,
+    lexical_scoring: report.lexicalScoring,
     modes: report.modes.map((m) => ({
       mode: m.mode,
       ndcg_at_10: m.ndcgAt10,

@@ -63,6 +63,7 @@ async function runSearch(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps
     modelCacheDir: environment.modelCacheDir,
     modelHubUrl: environment.modelHubUrl,
     loadModel: 'when-needed',
+    memoryWords: false,
   });
   try {
     const result = await index.search({

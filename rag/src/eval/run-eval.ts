@@ -10,6 +10,7 @@ import { runIndex } from '../indexer/run-index.js';
 import type { IndexProgress } from '../indexer/types.js';
 import { LEG_DEPTH, type SearchMode } from '../search/hybrid-search.js';
 import { openIndex } from '../search/search-index.js';
+import type { WordScoring } from '../snapshot/lexical-tables.js';
 import { loadBeirDataset, type Split } from './beir-dataset.js';
 import { writeCorpusVault } from './corpus-vault.js';
 import { meanScores, type QueryScores, scoreQuery } from './metrics.js';
@@ -67,6 +68,8 @@ export interface EvalReport {
   readonly chunks: number;
   readonly queries: number;
   readonly indexMs: number;
+  /** Where the lexical leg's word tier was ranked (docs/retrieval.md#lexical-leg): the same hits either way. */
+  readonly lexicalScoring: WordScoring;
   readonly modes: readonly ModeReport[];
 }
 
@@ -117,6 +120,10 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       loadEmbedder: options.loadEmbedder,
     });
     try {
+      // Query times are reported: they are a server's once its word index is ready (docs/retrieval.md#snapshots).
+      await index.wordIndexSettled();
+      const served = index.snapshots.current;
+      const lexicalScoring = served.kind === 'ready' ? served.snapshot.lexical.scoring : 'sqlite';
       const modes: ModeReport[] = [];
       for (const mode of options.modes) {
         const samplesMs: number[] = [];
@@ -159,6 +166,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
         chunks: summary.chunksEmbedded,
         queries: dataset.judgments.size,
         indexMs,
+        lexicalScoring,
         modes,
       };
     } finally {

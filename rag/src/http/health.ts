@@ -49,6 +49,7 @@ export function healthBody(inputs: HealthInputs): { status: number; body: Record
         model: snapshot?.meta.modelId ?? null,
         dimension: snapshot?.meta.dimension ?? null,
         lexical_layout: snapshot?.meta.lexicalLayout ?? null,
+        lexical_scoring: snapshot?.lexical.scoring ?? null,
         vector_backend: snapshot?.vectors.backend ?? null,
         fingerprint: snapshot?.meta.fingerprint || null,
         created_at: isoOrNull(snapshot?.meta.createdAtMs),

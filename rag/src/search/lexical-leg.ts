@@ -1,6 +1,7 @@
+import { anyOf, phraseExpression, quote } from '../lexical/fts-query.js';
 import { MAX_QUERY_TERMS, type QueryTerm, queryTerms } from '../lexical/query-terms.js';
-import type { ChunkScope, LexicalTables, RankedChunk } from '../snapshot/lexical-tables.js';
-import { anyOf, phraseExpression, quote, termExpression } from './fts-query.js';
+import type { LexicalTables } from '../snapshot/lexical-tables.js';
+import type { ChunkScope, RankedChunk, WordRanking } from '../snapshot/word-ranking.js';
 
 /** The tiers of the lexical ranking, in rank order (docs/retrieval.md#lexical-leg). */
 export type LexicalTier = 'phrase' | 'words' | 'substrings';
@@ -14,7 +15,7 @@ export interface LexicalResult {
 
 export type LexicalSource = Pick<
   LexicalTables,
-  'layout' | 'rowCount' | 'hasSubstrings' | 'documentFrequency' | 'rankWords' | 'rankSubstrings'
+  'layout' | 'rowCount' | 'hasSubstrings' | 'wordRanking' | 'rankWords' | 'rankSubstrings'
 >;
 
 /** The trigram tokenizer indexes three-character windows: a shorter substring matches nothing. */
@@ -22,8 +23,9 @@ const TRIGRAM_LENGTH = 3;
 
 /**
  * The lexical leg: the first `depth` chunks of one ranking, computed tier by
- * tier (docs/retrieval.md#lexical-leg), each tier ranked by FTS5 BM25 inside
- * SQLite with the filter applied before the cut:
+ * tier (docs/retrieval.md#lexical-leg), each tier ranked by FTS5 BM25 with
+ * the filter applied before the cut (the word tier from memory once the
+ * snapshot's word index is ready, with the same result):
  *
  * 1. chunks holding the query's terms as a phrase (an exact phrase or an
  *    identifier such as `DEC-0054` ranks first);
@@ -48,10 +50,9 @@ export function lexicalLeg(query: string, depth: number, source: LexicalSource, 
   };
   const phrase = phraseExpression(analysed, MAX_QUERY_TERMS);
   if (phrase !== undefined) append('phrase', source.rankWords(phrase, scope, depth));
-  const { informative, substrings } = selectTerms(analysed.terms, source);
-  if (informative.length > 0 && listed.size < depth) {
-    append('words', source.rankWords(anyOf(informative.map(termExpression)), scope, depth));
-  }
+  const words = source.wordRanking(analysed.terms);
+  const { informative, substrings } = selectTerms(analysed.terms, source.rowCount, words);
+  if (informative.length > 0 && listed.size < depth) append('words', words.rank(informative, scope, depth));
   if (listed.size < depth && source.hasSubstrings && substrings.length > 0) {
     append('substrings', source.rankSubstrings(anyOf(substrings.map(quote)), scope, depth + listed.size));
   }
@@ -70,10 +71,11 @@ export function lexicalLeg(query: string, depth: number, source: LexicalSource, 
  */
 export function selectTerms(
   terms: readonly QueryTerm[],
-  source: Pick<LexicalSource, 'rowCount' | 'documentFrequency'>,
+  rowCount: number,
+  words: Pick<WordRanking, 'documentFrequency'>,
 ): { informative: QueryTerm[]; substrings: string[] } {
-  const counted = terms.map((term) => ({ term, frequency: source.documentFrequency(termExpression(term)) }));
-  const uncommon = counted.filter((c) => 2 * c.frequency < source.rowCount);
+  const counted = terms.map((term) => ({ term, frequency: words.documentFrequency(term) }));
+  const uncommon = counted.filter((c) => 2 * c.frequency < rowCount);
   const matching = counted.filter((c) => c.frequency > 0);
   const informative = uncommon.filter((c) => c.frequency > 0);
   // Unspaced runs are n-grams in the word table already; a word under three characters has no trigram.

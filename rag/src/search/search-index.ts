@@ -28,6 +28,12 @@ export interface SearchIndexOptions {
    * lexical search from the shell loads none). Default: at start.
    */
   readonly loadModel?: 'at-start' | 'when-needed';
+  /**
+   * Builds the in-memory word index in the background (default true): a
+   * server's lexical leg then ranks from memory; a one-shot search does not
+   * need it (docs/retrieval.md#snapshots).
+   */
+  readonly memoryWords?: boolean;
 }
 
 /**
@@ -53,6 +59,7 @@ export class SearchIndex {
       clock: options.clock,
       onReload: options.onReload,
       reloadSpacing: options.reloadSpacing,
+      memoryWords: options.memoryWords,
     });
     const hubUrl = options.modelHubUrl ?? new URL(DEFAULT_MODEL_HUB_URL);
     const load =
@@ -75,6 +82,12 @@ export class SearchIndex {
   /** Resolves once the model has loaded or failed. */
   async modelSettled(): Promise<void> {
     await this.embedder?.settled();
+  }
+
+  /** Resolves once the current snapshot's word index is ready or known to be unavailable. */
+  async wordIndexSettled(): Promise<void> {
+    const state = this.snapshots.current;
+    if (state.kind === 'ready') await state.snapshot.wordIndexSettled();
   }
 
   /**

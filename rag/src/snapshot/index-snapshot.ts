@@ -9,7 +9,9 @@ import { asRow, num, text } from '../store/rows.js';
 import { Int8VectorSearch } from '../vectors/int8-scan.js';
 import { exactScan, noVectors, type RowRange, rangesFor, type VectorSearch } from '../vectors/vector-scan.js';
 import { HIT_ROWS_SQL, type HitRow, readHitRows } from './hit-rows.js';
-import { type ChunkScope, LexicalTables } from './lexical-tables.js';
+import { LexicalTables } from './lexical-tables.js';
+import { WordIndex, type WordIndexState } from './word-index.js';
+import type { ChunkScope } from './word-ranking.js';
 
 /** Memory-mapped reads: the full-text tables of 100k chunks are hundreds of MB, read through the page cache. */
 const MMAP_BYTES = 4 * 1024 ** 3;
@@ -31,6 +33,16 @@ interface LoadedVectors {
   readonly generation: string | undefined;
   readonly search: VectorSearch;
   readonly rowOfChunk: ReadonlyMap<number, number>;
+  /** The word table's index in memory, in the rows of the vectors (docs/retrieval.md#snapshots). */
+  readonly words: WordIndex;
+}
+
+export interface SnapshotOptions {
+  /**
+   * Builds the in-memory word index for a newly loaded generation (default
+   * true); false ranks the word tier in SQLite only (benchmarks compare both).
+   */
+  readonly memoryWords?: boolean;
 }
 
 /**
@@ -56,7 +68,8 @@ export class IndexSnapshot {
   ) {
     this.vectors = loaded.search;
     this.rowOfChunk = loaded.rowOfChunk;
-    this.lexical = new LexicalTables(db, meta.lexicalLayout, this.chunks);
+    loaded.words.retain();
+    this.lexical = new LexicalTables(db, meta.lexicalLayout, this.chunks, () => loaded.words.ready);
     this.hitRowsStatement = db.prepare(HIT_ROWS_SQL);
   }
 
@@ -65,13 +78,15 @@ export class IndexSnapshot {
    * the vectors load. Refuses an index of another format or model. When the
    * index's vectors generation is that of `previous` (only metadata, such as
    * a finished run's timestamp or a file's mtime, changed since), the new
-   * snapshot shares its vectors instead of loading them again.
+   * snapshot shares its vectors and its word index instead of loading them
+   * again; else it starts building the word index in the background.
    */
   static async open(
     file: string,
     model: ModelSpec,
     clock: () => number,
     previous?: IndexSnapshot,
+    options: SnapshotOptions = {},
   ): Promise<IndexSnapshot> {
     if (!existsSync(file)) throw new RagError('ERR_INDEX_MISSING', `no index at ${file}; run 'notegate-rag index'`);
     const startedAtMs = clock();
@@ -83,7 +98,9 @@ export class IndexSnapshot {
       const meta = assertIndexMatches(db, file, model, "run 'notegate-rag index --rebuild', then restart serve");
       const generation = meta.vectorsGeneration;
       const reusable = generation !== undefined && previous?.loaded.generation === generation;
-      const loaded = reusable ? previous.loaded : await loadVectors(db, meta);
+      const loaded = reusable
+        ? previous.loaded
+        : await loadVectors(db, meta, { file, clock, memoryWords: options.memoryWords ?? true });
       return new IndexSnapshot(db, meta, loaded, vaultCounts(db), clock(), clock() - startedAtMs);
     } catch (err) {
       db.close();
@@ -120,19 +137,45 @@ export class IndexSnapshot {
     return readHitRows(this.hitRowsStatement, chunkIds);
   }
 
+  /** The in-memory word index of this snapshot's generation: building, ready or unavailable (SQLite ranks). */
+  get wordIndex(): WordIndexState {
+    return this.loaded.words.state;
+  }
+
+  /** Resolves once the word index is ready or known to be unavailable. */
+  wordIndexSettled(): Promise<void> {
+    return this.loaded.words.settled();
+  }
+
   close(): void {
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    this.db.close();
+    this.loaded.words.release();
   }
 }
 
-/** Loads the vectors of the snapshot `db` holds open, and maps chunk ids to their rows. */
-async function loadVectors(db: Database.Database, meta: IndexMeta): Promise<LoadedVectors> {
+/**
+ * Loads the vectors of the snapshot `db` holds open, and maps chunk ids to
+ * their rows; the word index is built for a known generation only (a build
+ * on its own connection can only check that it reads the same state by it).
+ */
+async function loadVectors(
+  db: Database.Database,
+  meta: IndexMeta,
+  words: { readonly file: string; readonly clock: () => number; readonly memoryWords: boolean },
+): Promise<LoadedVectors> {
   const matrix = await loadVectorMatrixCooperatively(db, meta.dimension);
   const search = await fastestSearch(matrix);
   const rowOfChunk = new Map<number, number>();
-  const { chunkIds } = matrix;
+  const { chunkIds, partitions } = matrix;
   for (let row = 0; row < chunkIds.length; row += 1) rowOfChunk.set(chunkIds[row] ?? 0, row);
-  return { generation: meta.vectorsGeneration, search, rowOfChunk };
+  const generation = meta.vectorsGeneration;
+  const wordIndex = !words.memoryWords
+    ? WordIndex.unavailable('switched off')
+    : generation === undefined
+      ? WordIndex.unavailable('the index records no vectors generation')
+      : WordIndex.of({ file: words.file, generation, rows: { chunkIds, partitions } }, words.clock);
+  return { generation, search, rowOfChunk, words: wordIndex };
 }
 
 /** The WebAssembly int8 scan where it runs (Node 20 has SIMD); the plain scan otherwise (`--jitless`, odd dimensions). */

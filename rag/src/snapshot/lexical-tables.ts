@@ -1,19 +1,14 @@
 import type Database from 'better-sqlite3';
+import { anyOf, termExpression } from '../lexical/fts-query.js';
+import type { QueryTerm } from '../lexical/query-terms.js';
 import { COLUMN_WEIGHTS } from '../store/fts-column-weights.js';
 import { asRow, num } from '../store/rows.js';
 import type { LexicalLayout } from '../store/schema.js';
+import type { MemoryWords } from './memory-words.js';
+import type { ChunkScope, RankedChunk, WordRanking } from './word-ranking.js';
 
-/** One ranked full-text match: FTS5 `bm25()` with the column weights, lower is better. */
-export interface RankedChunk {
-  readonly chunkId: number;
-  readonly bm25: number;
-}
-
-/** Which chunks a search may return: undefined means every vault, every namespace. */
-export interface ChunkScope {
-  readonly vaults: readonly string[] | undefined;
-  readonly namespaces: readonly string[] | undefined;
-}
+/** Where the word tier's BM25 is computed (docs/retrieval.md#lexical-leg); /health reports it. */
+export type WordScoring = 'memory' | 'sqlite';
 
 /**
  * Document frequencies remembered per snapshot (its state never changes, so
@@ -38,11 +33,19 @@ export class LexicalTables {
     readonly trigramsScoped: Database.Statement | undefined;
   };
 
+  /** The word tier in SQLite: every query term's count, and the OR of the terms ranked by bm25(). */
+  private readonly sqlWords: WordRanking = {
+    documentFrequency: (term) => this.documentFrequency(termExpression(term)),
+    rank: (terms, scope, limit) => this.rankWords(anyOf(terms.map(termExpression)), scope, limit),
+  };
+
   constructor(
     db: Database.Database,
     readonly layout: LexicalLayout,
     /** Rows of the full-text tables (one per chunk): N in FTS5's IDF. */
     readonly rowCount: number,
+    /** The in-memory word index once it is ready for this snapshot's state (docs/retrieval.md#snapshots). */
+    private readonly memory: () => MemoryWords | undefined = () => undefined,
   ) {
     const substrings = layout === 'words+trigram';
     this.statements = {
@@ -52,6 +55,20 @@ export class LexicalTables {
       trigrams: substrings ? db.prepare(rankSql('chunks_trigram', false)) : undefined,
       trigramsScoped: substrings ? db.prepare(rankSql('chunks_trigram', true)) : undefined,
     };
+  }
+
+  /** Where the word tier is ranked now. */
+  get scoring(): WordScoring {
+    return this.memory() ? 'memory' : 'sqlite';
+  }
+
+  /**
+   * The word tier for these query terms: from memory once the in-memory index
+   * is ready and FTS5 makes one token of every term, else in SQLite; both
+   * give the same frequencies and the same ranking.
+   */
+  wordRanking(terms: readonly QueryTerm[]): WordRanking {
+    return this.memory()?.wordRanking(terms) ?? this.sqlWords;
   }
 
   /** Whether the trigram table is there (substring search). */

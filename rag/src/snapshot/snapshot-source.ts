@@ -31,6 +31,8 @@ export interface SnapshotSourceOptions {
   /** Pause before the next reload may start, given the last load's duration (default: reloadSpacingMs). */
   readonly reloadSpacing?: (lastLoadMs: number) => number;
   readonly onReload?: (event: { chunks: number; durationMs: number } | { error: string }) => void;
+  /** Builds each generation's in-memory word index (default true; see IndexSnapshot.open). */
+  readonly memoryWords?: boolean;
 }
 
 /**
@@ -120,7 +122,9 @@ export class SnapshotSource {
       const previous = this.state;
       // Most commits (a finished no-op run, mtime updates) leave the vectors as they were: those are kept.
       const current = previous.kind === 'ready' ? previous.snapshot : undefined;
-      const snapshot = await IndexSnapshot.open(indexPath, model, this.clock, current);
+      const snapshot = await IndexSnapshot.open(indexPath, model, this.clock, current, {
+        memoryWords: this.options.memoryWords,
+      });
       this.state = { kind: 'ready', snapshot };
       if (previous.kind === 'ready') previous.snapshot.close();
       onReload?.({ chunks: snapshot.chunks, durationMs: snapshot.loadDurationMs });

@@ -60,7 +60,7 @@ export function exactScan(matrix: VectorMatrix): VectorSearch {
 
 /** The ranges covering every row whose vault and namespace pass the filter (undefined: no restriction). */
 export function rangesFor(
-  matrix: VectorMatrix,
+  matrix: Pick<VectorMatrix, 'partitions'>,
   vaults: readonly string[] | undefined,
   namespaces: readonly string[] | undefined,
 ): RowRange[] {

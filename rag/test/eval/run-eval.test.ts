@@ -39,6 +39,7 @@ describe('runEval', () => {
         chunks: 5,
         queries: 3,
         indexMs: 0,
+        lexicalScoring: 'memory',
         modes: [{ mode: 'lexical', ndcgAt10: 1, recallAt10: 1, recallAt100: 1, queryMsP50: 0, queryMsP95: 0 }],
       },
     );

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { termExpression } from '../../src/lexical/fts-query.js';
 import { MAX_QUERY_TERMS, queryTerms } from '../../src/lexical/query-terms.js';
-import { termExpression } from '../../src/search/fts-query.js';
 
 /** The terms as FTS5 strings (`*` marks a prefix term), in query order. */
 function terms(query: string, ngrams = true): string[] {

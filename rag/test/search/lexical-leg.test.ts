@@ -4,7 +4,7 @@ import { describe, it, type TestContext } from 'node:test';
 import { NO_MODEL } from '../../src/config/models.js';
 import { lexicalLeg } from '../../src/search/lexical-leg.js';
 import { IndexSnapshot } from '../../src/snapshot/index-snapshot.js';
-import type { ChunkScope } from '../../src/snapshot/lexical-tables.js';
+import type { ChunkScope } from '../../src/snapshot/word-ranking.js';
 import { IndexStore } from '../../src/store/index-store.js';
 import { fileRecord, tempDir } from '../../test-support/fixtures.js';
 

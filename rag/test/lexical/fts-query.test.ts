@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import { anyOf, phraseExpression, quote, termExpression } from '../../src/lexical/fts-query.js';
 import { lexicalIndexText } from '../../src/lexical/index-text.js';
 import { MAX_QUERY_TERMS, queryTerms } from '../../src/lexical/query-terms.js';
-import { anyOf, phraseExpression, quote, termExpression } from '../../src/search/fts-query.js';
 import { TRIGRAM_TOKENIZE, WORDS_TOKENIZE } from '../../src/store/schema.js';
 
 /** Inputs that break naive MATCH strings (docs/retrieval.md#lexical-leg). */

@@ -1,4 +1,4 @@
-import type { QueryTerm, QueryTerms } from '../lexical/query-terms.js';
+import type { QueryTerm, QueryTerms } from './query-terms.js';
 
 /**
  * FTS5 MATCH expressions from query terms, built so that no user text can be

@@ -1,0 +1,120 @@
+/**
+ * The word table's index held in memory (docs/retrieval.md#lexical-leg): for
+ * every term FTS5 holds, the rows it occurs in and its weighted frequency
+ * there, and every row's length in tokens. Compressed sparse rows: term `t`'s
+ * postings are `[offsets[t], offsets[t + 1])` of `rows` and `frequencies`.
+ * A row is a row of the snapshot's vector matrix (`chunkIds[row]` is its
+ * chunk), so a vault or namespace filter is the matrix's row ranges.
+ */
+export interface WordPostingsParts {
+  /** FTS5's terms in FTS5's order (UTF-8 byte order), strictly ascending. */
+  readonly terms: readonly string[];
+  readonly offsets: Uint32Array;
+  readonly rows: Uint32Array;
+  /** Per posting: the column weights summed over the term's occurrences in the row (bm25's f). */
+  readonly frequencies: Uint16Array | Uint32Array;
+  /** Per row: its tokens in every column, what FTS5 records as the row's size (bm25's D). */
+  readonly lengths: Uint32Array;
+  /**
+   * Rows and tokens as FTS5's totals count them (bm25's N, and N × the average
+   * length). A contentless table never takes a deleted row out of its totals.
+   */
+  readonly totals: { readonly rows: number; readonly tokens: number };
+}
+
+/** A run of terms `[first, end)`: one term, the terms a prefix matches, or none (empty). */
+export interface TermRange {
+  readonly first: number;
+  readonly end: number;
+}
+
+export class WordPostings implements WordPostingsParts {
+  readonly terms: readonly string[];
+  readonly offsets: Uint32Array;
+  readonly rows: Uint32Array;
+  readonly frequencies: Uint16Array | Uint32Array;
+  readonly lengths: Uint32Array;
+  readonly totals: { readonly rows: number; readonly tokens: number };
+
+  constructor(parts: WordPostingsParts) {
+    const { terms, offsets, rows, frequencies, lengths, totals } = parts;
+    if (offsets.length !== terms.length + 1 || offsets[terms.length] !== rows.length) {
+      throw new RangeError('postings: the offsets do not cover the rows');
+    }
+    if (frequencies.length !== rows.length) throw new RangeError('postings: one frequency per row entry');
+    this.terms = terms;
+    this.offsets = offsets;
+    this.rows = rows;
+    this.frequencies = frequencies;
+    this.lengths = lengths;
+    this.totals = totals;
+  }
+
+  /** Rows of the matrix (chunks of the snapshot). */
+  get rowCount(): number {
+    return this.lengths.length;
+  }
+
+  /** Bytes held by the typed arrays (the term strings come on top). */
+  get byteLength(): number {
+    return this.offsets.byteLength + this.rows.byteLength + this.frequencies.byteLength + this.lengths.byteLength;
+  }
+
+  /** The term as FTS5 holds it (empty when it is not there), or every term it begins when `prefix`. */
+  range(token: string, prefix: boolean): TermRange {
+    const first = lowerBound(this.terms, token);
+    let end = first;
+    if (prefix) {
+      while (end < this.terms.length && this.terms[end]?.startsWith(token)) end += 1;
+    } else if (this.terms[first] === token) {
+      end = first + 1;
+    }
+    return { first, end };
+  }
+
+  /** Rows holding any term of the range: what FTS5 counts for the IDF of that phrase. */
+  documentFrequency(range: TermRange): number {
+    if (range.end - range.first <= 1) return this.postingCount(range);
+    const seen = new Set<number>();
+    for (let i = this.offsets[range.first] ?? 0; i < (this.offsets[range.end] ?? 0); i += 1)
+      seen.add(this.rows[i] ?? 0);
+    return seen.size;
+  }
+
+  /** Postings of the terms of the range (rows counted once per term). */
+  postingCount(range: TermRange): number {
+    return (this.offsets[range.end] ?? 0) - (this.offsets[range.first] ?? 0);
+  }
+}
+
+/**
+ * Code-point order of two strings, which is the UTF-8 byte order FTS5 keeps
+ * its terms in: UTF-16 code units compare the same way except that
+ * surrogates (U+10000 and above) must sort after U+E000–U+FFFF.
+ */
+export function compareTerms(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i += 1) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codePointRank(x) - codePointRank(y);
+  }
+  return a.length - b.length;
+}
+
+function codePointRank(unit: number): number {
+  if (unit >= 0xd800 && unit < 0xe000) return unit + 0x2000;
+  return unit >= 0xe000 ? unit - 0x800 : unit;
+}
+
+/** The first index whose term is not below `token`. */
+function lowerBound(terms: readonly string[], token: string): number {
+  let low = 0;
+  let high = terms.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (compareTerms(terms[middle] ?? '', token) < 0) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}

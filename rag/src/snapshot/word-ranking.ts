@@ -1,0 +1,25 @@
+import type { QueryTerm } from '../lexical/query-terms.js';
+
+/** One ranked full-text match: FTS5 `bm25()` with the column weights, lower is better. */
+export interface RankedChunk {
+  readonly chunkId: number;
+  readonly bm25: number;
+}
+
+/** Which chunks a search may return: undefined means every vault, every namespace. */
+export interface ChunkScope {
+  readonly vaults: readonly string[] | undefined;
+  readonly namespaces: readonly string[] | undefined;
+}
+
+/**
+ * The word tier of the lexical leg for one query's terms
+ * (docs/retrieval.md#lexical-leg): each term's document frequency, and the
+ * best chunks in scope for an OR of terms, ranked by FTS5's bm25() with the
+ * column weights, ties by chunk id. Computed by SQLite or from memory, with
+ * the same result.
+ */
+export interface WordRanking {
+  documentFrequency(term: QueryTerm): number;
+  rank(terms: readonly QueryTerm[], scope: ChunkScope, limit: number): RankedChunk[];
+}
