@@ -5,19 +5,16 @@
 // closed the connection, and what it answered. Waits at most BENCH_CAP_S (default 100 s).
 //   node bench/hardening/slow-clients.mjs [--before DIR]
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeFixtures } from '../authz/fixtures.mjs';
-import { checkouts, notegateCli, printTable, ragCli, startServer } from './support.mjs';
+import { checkouts, notegateCli, printTable, ragCli, startNotesServer, startServer } from './support.mjs';
 
 const CAP_S = Number(process.env.BENCH_CAP_S ?? 100);
 const DRIP_EVERY_MS = 100;
 const versions = checkouts();
-const after = versions.at(-1).root;
-const { TestAccessTokenIssuer } = await import(join(after, 'auth/dist/test/support/access-token-issuer.js'));
-const { reservePort } = await import(join(after, 'auth/dist/src/demo/free-port.js'));
 
 /** Connects, sends `head`, then `piece` every 100 ms; resolves with seconds until closed and the status line. */
 async function slowClient(url, head, piece) {
@@ -58,11 +55,9 @@ try {
   mkdirSync(join(dir, 'repo', 'vault'), { recursive: true });
   mkdirSync(join(dir, 'repo', 'rag'), { recursive: true });
   const ragConfig = join(dir, 'repo', 'rag', 'vaults.json');
-  await import('node:fs').then(({ writeFileSync }) =>
-    writeFileSync(
-      ragConfig,
-      JSON.stringify({ embed_model: 'intfloat/multilingual-e5-small', vaults: [{ id: 'v', path: 'vault' }] }),
-    ),
+  writeFileSync(
+    ragConfig,
+    JSON.stringify({ embed_model: 'intfloat/multilingual-e5-small', vaults: [{ id: 'v', path: 'vault' }] }),
   );
   const probes = [];
   for (const { label, root } of versions) {
@@ -81,24 +76,7 @@ try {
       join(dir, `authz-${label}.log`),
     ]);
     stops.push(authz.stop);
-    const notesPort = await reservePort();
-    const endpoint = `http://127.0.0.1:${notesPort}/mcp`;
-    const issuer = await TestAccessTokenIssuer.start(endpoint);
-    stops.push(() => issuer.close());
-    const notes = await startServer([
-      notegateCli(root),
-      'notes-server',
-      '--resource',
-      endpoint,
-      '--issuer',
-      issuer.issuer,
-      '--jwks-uri',
-      issuer.jwksUri,
-      '--notes-dir',
-      join(dir, `notes-${label}`),
-      '--audit-log',
-      join(dir, `notes-${label}.log`),
-    ]);
+    const notes = await startNotesServer(root, dir, label);
     stops.push(notes.stop);
     const rag = await startServer([ragCli(root), 'serve', '--config', ragConfig, '--port', '0'], {
       PATH: process.env.PATH,
@@ -106,9 +84,9 @@ try {
     });
     stops.push(rag.stop);
     const authzUrl = new URL(authz.url);
-    const notesUrl = new URL(endpoint);
+    const notesUrl = new URL(notes.endpoint);
     const ragUrl = new URL(rag.url);
-    const token = await issuer.sign();
+    const token = await notes.issuer.sign();
     const mcp = {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',

@@ -4,11 +4,13 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** This checkout: the one measured as "after", and where the test helpers come from. */
+const AFTER = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
 /** This checkout (after) and, with `--before DIR`, another built checkout of the repository to compare with. */
 export function checkouts() {
-  const after = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
   const at = process.argv.indexOf('--before');
-  const list = [{ label: 'after', root: after }];
+  const list = [{ label: 'after', root: AFTER }];
   if (at !== -1) {
     const root = resolve(process.argv[at + 1] ?? '');
     if (!existsSync(join(root, 'auth/dist/src/cli/main.js'))) throw new Error(`--before ${root}: not a built checkout`);
@@ -19,6 +21,40 @@ export function checkouts() {
 
 export const notegateCli = (root) => join(root, 'auth/dist/src/cli/main.js');
 export const ragCli = (root) => join(root, 'rag/dist/src/cli/main.js');
+
+/**
+ * `notegate notes-server` of checkout `root` on a free port, its notes and audit log in `dir` (named by
+ * `label`), with a test issuer (this checkout's) for its tokens; `stop` ends both.
+ */
+export async function startNotesServer(root, dir, label) {
+  const { TestAccessTokenIssuer } = await import(join(AFTER, 'auth/dist/test/support/access-token-issuer.js'));
+  const { reservePort } = await import(join(AFTER, 'auth/dist/src/demo/free-port.js'));
+  const endpoint = `http://127.0.0.1:${await reservePort()}/mcp`;
+  const issuer = await TestAccessTokenIssuer.start(endpoint);
+  const server = await startServer([
+    notegateCli(root),
+    'notes-server',
+    '--resource',
+    endpoint,
+    '--issuer',
+    issuer.issuer,
+    '--jwks-uri',
+    issuer.jwksUri,
+    '--notes-dir',
+    join(dir, `notes-${label}`),
+    '--audit-log',
+    join(dir, `notes-${label}.log`),
+  ]);
+  return {
+    endpoint,
+    pid: server.pid,
+    issuer,
+    stop: async () => {
+      await server.stop();
+      await issuer.close();
+    },
+  };
+}
 
 /** Starts `node <args>`; resolves once it printed "listening on <url>", with its pid and a stop function. */
 export function startServer(args, env = process.env) {

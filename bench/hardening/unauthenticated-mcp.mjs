@@ -1,24 +1,21 @@
 #!/usr/bin/env node
-import { mkdtempSync, rmSync } from 'node:fs';
 // What an unauthenticated client can make the notes server do, this checkout against another built one
 // (--before DIR): the server's CPU time per token-less POST carrying 1 MiB of nested `[` (read from
 // /proc, the server is its own process: `notegate notes-server`), and the latency of an authenticated
 // client's tools/call while 8 such clients post in a loop, against the same client alone.
 //   node bench/hardening/unauthenticated-mcp.mjs [--before DIR]     (env BENCH_SECONDS=8, BENCH_CPU_REQUESTS=100)
+import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cpuSeconds } from '../authz/processes.mjs';
-import { checkouts, ms, notegateCli, printTable, quantile, startServer } from './support.mjs';
+import { checkouts, ms, printTable, quantile, startNotesServer } from './support.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CPU_REQUESTS = Number(process.env.BENCH_CPU_REQUESTS ?? 100);
 const ATTACKERS = 8;
 const NESTED = '['.repeat(1024 * 1024);
 const versions = checkouts();
-const after = versions.at(-1).root;
-const { TestAccessTokenIssuer } = await import(join(after, 'auth/dist/test/support/access-token-issuer.js'));
-const { reservePort } = await import(join(after, 'auth/dist/src/demo/free-port.js'));
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const SEARCH = JSON.stringify({
@@ -57,23 +54,8 @@ const dir = mkdtempSync(join(tmpdir(), 'bench-unauth-'));
 const rows = [];
 try {
   for (const { label, root } of versions) {
-    const port = await reservePort();
-    const endpoint = `http://127.0.0.1:${port}/mcp`;
-    const issuer = await TestAccessTokenIssuer.start(endpoint);
-    const server = await startServer([
-      notegateCli(root),
-      'notes-server',
-      '--resource',
-      endpoint,
-      '--issuer',
-      issuer.issuer,
-      '--jwks-uri',
-      issuer.jwksUri,
-      '--notes-dir',
-      join(dir, `notes-${label}`),
-      '--audit-log',
-      join(dir, `audit-${label}.log`),
-    ]);
+    const server = await startNotesServer(root, dir, label);
+    const { endpoint, issuer } = server;
     try {
       const token = await issuer.sign();
       await clientLatencies(endpoint, token, 1); // warm-up: key set fetched, SDK instances pooled
@@ -101,7 +83,6 @@ try {
       ]);
     } finally {
       await server.stop();
-      await issuer.close();
     }
   }
 } finally {
