@@ -86,12 +86,7 @@ for (let round = 0; round < ROUNDS; round++) {
 
 const cliArgs = [
   'agent',
-  '--resource',
-  stack.notesA.resource,
-  '--trusted-issuer',
-  stack.issuer,
-  '--workload-api',
-  stack.workloadApi,
+  ...stack.targetArgs(stack.notesA.resource),
   '--audit-log',
   '/dev/null',
   '--tool',

@@ -26,8 +26,7 @@ const SEARCH = { name: 'notes.search', arguments: { query: 'rotation' } };
 const cleanups = new Cleanups();
 
 function proxyArgs(stack) {
-  const target = ['--resource', stack.notesA.resource, '--trusted-issuer', stack.issuer];
-  return [CLI, 'proxy', ...target, '--workload-api', stack.workloadApi, '--audit-log', '/dev/null'];
+  return [CLI, 'proxy', ...stack.targetArgs(stack.notesA.resource), '--audit-log', '/dev/null'];
 }
 
 async function connect(transport, mode) {

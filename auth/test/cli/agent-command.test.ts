@@ -33,15 +33,7 @@ describe('notegate agent (a child process against the real deployment)', () => {
   });
   after(() => cleanups.run());
 
-  const target = (resource: string) => [
-    '--resource',
-    resource,
-    '--trusted-issuer',
-    stack.issuer,
-    '--workload-api',
-    stack.workloadApi,
-  ];
-  const agent = (resource: string, ...args: string[]) => runNotegate(['agent', ...target(resource), ...args]);
+  const agent = (resource: string, ...args: string[]) => runNotegate(['agent', ...stack.targetArgs(resource), ...args]);
 
   it('writes a note, then finds it, printing each tool result as JSON on stdout', async () => {
     const write = await agent(
@@ -126,21 +118,14 @@ describe('notegate agent (a child process against the real deployment)', () => {
   const failures: [string, () => string[], number, RegExp][] = [
     [
       'issuer_refused (exit 3)',
-      () => [
-        '--resource',
-        stack.notesA.resource,
-        '--trusted-issuer',
-        `${stack.issuer}/other`,
-        '--workload-api',
-        stack.workloadApi,
-      ],
+      () => stack.targetArgs(stack.notesA.resource, { trustedIssuer: `${stack.issuer}/other` }),
       3,
       /^notegate agent: issuer_selection: issuer_refused: none of the issuers \["http:\/\/127\.0\.0\.1:\d+"\]/,
     ],
     [
       'a 403 insufficient_scope with the scope the call needs (exit 3)',
       () => [
-        ...target(stack.notesA.resource),
+        ...stack.targetArgs(stack.notesA.resource),
         '--tool',
         'notes.write',
         '--scope',
@@ -153,20 +138,26 @@ describe('notegate agent (a child process against the real deployment)', () => {
     ],
     [
       'a token endpoint 400 invalid_scope (exit 3)',
-      () => [...target(stack.notesB.resource), '--tool', 'notes.write', '--arguments', '{"title":"t","body":"b"}'],
+      () => [
+        ...stack.targetArgs(stack.notesB.resource),
+        '--tool',
+        'notes.write',
+        '--arguments',
+        '{"title":"t","body":"b"}',
+      ],
       3,
       /^notegate agent: token_request: invalid_scope: HTTP 400 from POST http:\/\/127\.0\.0\.1:\d+\/token /,
     ],
     [
       'a 401 from the server (exit 4)',
-      () => [...target(stack.notesC.resource), '--scope', 'notes:read'],
+      () => [...stack.targetArgs(stack.notesC.resource), '--scope', 'notes:read'],
       4,
       /^notegate agent: mcp_call: invalid_token: HTTP 401 from .*WWW-Authenticate: Bearer error="invalid_token"/,
     ],
     [
       'a tool error result (exit 1)',
       () => [
-        ...target(stack.notesA.resource),
+        ...stack.targetArgs(stack.notesA.resource),
         '--tool',
         'notes.write',
         '--arguments',
@@ -188,7 +179,7 @@ describe('notegate agent (a child process against the real deployment)', () => {
 
   it('fails with exit 5 when the resource is not reachable', async () => {
     const port = await freePort();
-    const run = await runNotegate(['agent', ...target(`http://127.0.0.1:${port}/mcp`), '--timeout', '2']);
+    const run = await runNotegate(['agent', ...stack.targetArgs(`http://127.0.0.1:${port}/mcp`), '--timeout', '2']);
     assert.equal(run.code, 5, run.stderr);
     assert.match(
       run.stderr,
@@ -205,7 +196,7 @@ describe('notegate agent (a child process against the real deployment)', () => {
     const path = join(dir, 'audit.log');
     const run = await runNotegate([
       'agent',
-      ...target(stack.notesA.resource),
+      ...stack.targetArgs(stack.notesA.resource),
       '--trusted-issuer',
       'http://127.0.0.1:1',
       '--audit-log',

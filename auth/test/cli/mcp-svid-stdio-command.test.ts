@@ -32,14 +32,7 @@ describe('mcp-svid-stdio (a child process against the real deployment)', () => {
   async function startWrapper(options: string[], command: () => string[], issuer = stack.issuer) {
     root = await mkdtemp(join(tmpdir(), 'mcp-svid-stdio-test-'));
     cleanups.after(() => rm(root, { recursive: true, force: true }));
-    const tokenOptions = [
-      '--resource',
-      stack.notesA.resource,
-      '--trusted-issuer',
-      issuer,
-      '--workload-api',
-      stack.workloadApi,
-    ];
+    const tokenOptions = stack.targetArgs(stack.notesA.resource, { trustedIssuer: issuer });
     return spawnNode(cleanups, [WRAPPER_MAIN, ...tokenOptions, ...options, '--', ...command()], {
       ...process.env,
       TMPDIR: root,

@@ -17,14 +17,9 @@ describe('notegate token (a process against the real deployment)', () => {
   });
   after(() => cleanups.run());
 
-  const target = (resource: string, issuer = stack.issuer) => [
+  const target = (resource: string, trustedIssuer = stack.issuer) => [
     'token',
-    '--resource',
-    resource,
-    '--trusted-issuer',
-    issuer,
-    '--workload-api',
-    stack.workloadApi,
+    ...stack.targetArgs(resource, { trustedIssuer }),
     '--audit-log',
     '/dev/null',
   ];

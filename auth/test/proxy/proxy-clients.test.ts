@@ -40,17 +40,7 @@ describe('notegate proxy under real MCP clients', () => {
   });
   after(() => cleanups.run());
 
-  const proxyArgs = (resource: string, ...extra: string[]) => [
-    MAIN,
-    'proxy',
-    '--resource',
-    resource,
-    '--trusted-issuer',
-    stack.issuer,
-    '--workload-api',
-    stack.workloadApi,
-    ...extra,
-  ];
+  const proxyArgs = (resource: string, ...extra: string[]) => [MAIN, 'proxy', ...stack.targetArgs(resource), ...extra];
 
   /** An SDK v2 client over stdio; `stderr` of the proxy is kept for the assertions. */
   async function v2Client(mode: 'auto' | 'legacy', args: string[]) {
@@ -128,12 +118,7 @@ describe('notegate proxy under real MCP clients', () => {
     const minted = stack.provider.svidsMinted;
     const auditLog = join(dir, 'untrusted.audit.jsonl');
     const proxy = ProxyProcess.start(cleanups, [
-      '--resource',
-      stack.notesA.resource,
-      '--trusted-issuer',
-      'http://127.0.0.1:1/elsewhere',
-      '--workload-api',
-      stack.workloadApi,
+      ...stack.targetArgs(stack.notesA.resource, { trustedIssuer: 'http://127.0.0.1:1/elsewhere' }),
       '--audit-log',
       auditLog,
     ]);

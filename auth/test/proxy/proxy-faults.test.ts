@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sendJson } from '@notegate/kit/http';
 import { waitFor } from '@notegate/kit/testing';
-import { type AgentStack, startAgentStack, startNotes } from '../support/agent-stack.js';
+import { type AgentStack, startAgentStack } from '../support/agent-stack.js';
 import { Cleanups } from '../support/cleanups.js';
 import { freePort } from '../support/notes-server-fixture.js';
 import { JWT_PATTERN, ProxyProcess } from '../support/proxy-process.js';
@@ -34,12 +34,7 @@ describe('notegate proxy faults', () => {
   ) {
     const auditLog = join(dir, `audit-${++audits}.jsonl`);
     const proxy = ProxyProcess.start(cleanups, [
-      '--resource',
-      resource,
-      '--trusted-issuer',
-      options.trustedIssuer ?? stack.issuer,
-      '--workload-api',
-      options.workloadApi ?? stack.workloadApi,
+      ...stack.targetArgs(resource, options),
       '--audit-log',
       auditLog,
       '--timeout',
@@ -176,15 +171,7 @@ describe('notegate proxy faults', () => {
   });
 
   it('while the notes server restarts: errors while it is down, then it serves again with the same token', async () => {
-    let notes = await startNotes(
-      cleanups,
-      'notes-d',
-      stack.spare.resource,
-      stack.spare.port,
-      stack.issuer,
-      new URL('/jwks.json', stack.authz.url).href,
-      dir,
-    );
+    let notes = await stack.startSpare(cleanups, 'notes-d');
     const { proxy } = proxyFor(stack.spare.resource);
     await proxy.initialize();
     assert.ok((await proxy.request('tools/list')).result);
@@ -192,15 +179,7 @@ describe('notegate proxy faults', () => {
     const down = await proxy.request('tools/list');
     assert.equal(down.error?.code, -32603);
     assert.match(down.error?.message ?? '', /^mcp_call: connection_failed: .*ECONNREFUSED/);
-    notes = await startNotes(
-      cleanups,
-      'notes-d',
-      stack.spare.resource,
-      stack.spare.port,
-      stack.issuer,
-      new URL('/jwks.json', stack.authz.url).href,
-      dir,
-    );
+    notes = await stack.startSpare(cleanups, 'notes-d');
     const back = await proxy.request('tools/list');
     assert.equal((back.result as { tools: unknown[] }).tools.length, 2);
     const jtis = new Set(notes.auditLines.map((line) => JSON.parse(line).token_jti).filter(Boolean));
@@ -273,14 +252,7 @@ describe('notegate proxy with an identity provider that hands out expired SVIDs'
   after(() => cleanups.run());
 
   it('answers with the token endpoint refusal (invalid_client) and sends nothing upstream', async () => {
-    const proxy = ProxyProcess.start(cleanups, [
-      '--resource',
-      stack.notesA.resource,
-      '--trusted-issuer',
-      stack.issuer,
-      '--workload-api',
-      stack.workloadApi,
-    ]);
+    const proxy = ProxyProcess.start(cleanups, stack.targetArgs(stack.notesA.resource));
     const answer = await proxy.request('tools/list');
     assert.equal(answer.error?.code, -32000);
     assert.match(answer.error?.message ?? '', /^token_request: invalid_client: HTTP 401 from POST /);

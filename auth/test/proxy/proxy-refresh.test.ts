@@ -32,14 +32,7 @@ describe('notegate proxy keeps its token fresh (authz minting 3 s tokens)', () =
   after(() => cleanups.run());
 
   it('serves a call made after the first token expired with a new token', async () => {
-    const proxy = ProxyProcess.start(cleanups, [
-      '--resource',
-      stack.notesA.resource,
-      '--trusted-issuer',
-      stack.issuer,
-      '--workload-api',
-      stack.workloadApi,
-    ]);
+    const proxy = ProxyProcess.start(cleanups, stack.targetArgs(stack.notesA.resource));
     await proxy.initialize();
     assert.ok((await proxy.request('tools/call', search)).result);
     const first = allowedJtis(stack.notesA.auditLines).at(-1);
@@ -63,16 +56,7 @@ describe('notegate proxy after a 401', () => {
   after(() => cleanups.run());
 
   it('gets one new token and retries once when the server keeps answering 401, never more', async () => {
-    const proxy = ProxyProcess.start(cleanups, [
-      '--resource',
-      stack.notesC.resource,
-      '--trusted-issuer',
-      stack.issuer,
-      '--workload-api',
-      stack.workloadApi,
-      '--scope',
-      'notes:read',
-    ]);
+    const proxy = ProxyProcess.start(cleanups, [...stack.targetArgs(stack.notesC.resource), '--scope', 'notes:read']);
     const before = tokensIssued(stack);
     const first = await proxy.request('tools/list');
     assert.equal(first.error?.data?.error, 'invalid_token');

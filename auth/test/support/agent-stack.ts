@@ -45,13 +45,23 @@ export interface AgentStack {
   readonly notesC: StackNotesServer;
   /**
    * A resource the policy grants the agent (notes:read, notes:write) where nothing listens: tests put
-   * their own server there (`startNotes`, or a scripted one).
+   * their own server there (`startSpare`, or a scripted one).
    */
   readonly spare: { readonly resource: string; readonly port: number };
   /** The stack's private temporary directory. */
   readonly dir: string;
   /** A Workload API client as the agent workload, closed with the registrar. */
   agentSvidSource(registrar: Registrar): WorkloadApiClient;
+  /**
+   * `--resource`, `--trusted-issuer` and `--workload-api` of a token-fetching command (agent, token,
+   * proxy, mcp-svid-stdio) as the agent workload of this stack; `overrides` replace the issuer or socket.
+   */
+  targetArgs(
+    resource: string,
+    overrides?: { readonly trustedIssuer?: string; readonly workloadApi?: string },
+  ): string[];
+  /** A notes server of the stack's issuer at the spare resource, its notes in `<dir>/<name>`. */
+  startSpare(registrar: Registrar, name: string): Promise<StackNotesServer & { stop(): Promise<void> }>;
 }
 
 export interface AgentStackOptions {
@@ -98,9 +108,10 @@ export async function startAgentStack(registrar: Registrar, options: AgentStackO
   const notesB = await startNotes(registrar, 'notes-b', resourceB, portB, issuer, jwksUri, dir);
   const missingKeys = new URL('/no-such-key-set.json', authz.url).href;
   const notesC = await startNotes(registrar, 'notes-c', resourceC, portC, issuer, missingKeys, dir);
+  const workloadApi = `unix://${provider.socketPath('agent')}`;
   return {
     provider,
-    workloadApi: `unix://${provider.socketPath('agent')}`,
+    workloadApi,
     issuer,
     issuerProxy,
     authz,
@@ -111,6 +122,15 @@ export async function startAgentStack(registrar: Registrar, options: AgentStackO
     spare,
     dir,
     agentSvidSource: (r) => fastClient(r, provider.socketPath('agent')),
+    targetArgs: (resource, overrides = {}) => [
+      '--resource',
+      resource,
+      '--trusted-issuer',
+      overrides.trustedIssuer ?? issuer,
+      '--workload-api',
+      overrides.workloadApi ?? workloadApi,
+    ],
+    startSpare: (r, name) => startNotes(r, name, spare.resource, spare.port, issuer, jwksUri, dir),
   };
 }
 
@@ -131,7 +151,7 @@ grants:
 }
 
 /** A notes server of the stack's issuer on `port`, its audit lines kept; `stop()` closes it early (it may be started again). */
-export async function startNotes(
+async function startNotes(
   registrar: Registrar,
   name: string,
   resource: string,
