@@ -2,15 +2,19 @@ import { isRecord } from '@notegate/kit';
 import type { Command, CommandIo, ParsedOptions } from '@notegate/kit/cli';
 import { processIo, UsageError } from '@notegate/kit/cli';
 import { AGENT_EXIT, AgentError, FAILURE_CLASS_LINES, quoted } from '../agent/agent-errors.js';
-import { fetchAccessToken, requireScope } from '../agent/fetch-access-token.js';
+import { type FetchAccessTokenOptions, fetchAccessToken } from '../agent/fetch-access-token.js';
 import { requireIdentifier, sameIdentifier } from '../agent/issuer-allowlist.js';
 import type { McpOperation } from '../agent/mcp-call.js';
 import { callMcpServer } from '../agent/mcp-call.js';
 import { replayToken } from '../agent/replay-token.js';
 import { KNOWN_TOOLS, scopeForTool } from '../agent/tool-scopes.js';
-import { openAuditLog } from '../audit/audit-log.js';
-import { WorkloadApiClient } from '../spiffe/workload-api/client.js';
-import { parseTokenFlags, tokenRequestOptions, tokenTargetOptions } from './token-options.js';
+import {
+  openTokenFetch,
+  parseScopeFlag,
+  parseTokenFlags,
+  tokenRequestOptions,
+  tokenTargetOptions,
+} from './token-options.js';
 
 const options = {
   ...tokenTargetOptions,
@@ -66,17 +70,15 @@ export function agentCommand(io: CommandIo = processIo): Command<AgentOptions> {
     options,
     async run({ options: values }) {
       const flags = parseAgentFlags(values);
-      const { audit, close } = openAuditLog(flags.token.auditPath);
-      const svidSource = new WorkloadApiClient({ address: flags.token.workloadApi });
+      const tokens = openTokenFetch(flags.token, flags.scope);
       try {
-        return await runAgent(flags, { audit, svidSource }, io);
+        return await runAgent(flags, tokens.request, io);
       } catch (err) {
         if (!(err instanceof AgentError)) throw err;
         io.stderr(`notegate agent: ${err.message}\n`);
         return err.exitCode;
       } finally {
-        svidSource.close();
-        close();
+        tokens.close();
       }
     },
   };
@@ -84,13 +86,9 @@ export function agentCommand(io: CommandIo = processIo): Command<AgentOptions> {
 
 type AgentFlags = ReturnType<typeof parseAgentFlags>;
 
-async function runAgent(
-  flags: AgentFlags,
-  parts: Pick<Parameters<typeof fetchAccessToken>[0], 'audit' | 'svidSource'>,
-  io: CommandIo,
-): Promise<number> {
-  const { resource, trustedIssuers, timeoutMs } = flags.token;
-  const token = await fetchAccessToken({ resource, trustedIssuers, scope: flags.scope, timeoutMs, ...parts });
+async function runAgent(flags: AgentFlags, request: FetchAccessTokenOptions, io: CommandIo): Promise<number> {
+  const { timeoutMs } = flags.token;
+  const token = await fetchAccessToken(request);
   const { result } = await callMcpServer({ token, operation: flags.operation, timeoutMs });
   io.stdout(`${JSON.stringify(result)}\n`);
   if (result.isError === true) {
@@ -152,7 +150,7 @@ function parseOperation(tool: string | undefined, args: string): McpOperation {
 
 /** The agent's default is least privilege: the scope the tool needs; the tool list takes the library default. */
 function defaultScope(scope: string | undefined, operation: McpOperation): string | undefined {
-  if (scope !== undefined) return requireScope(scope, '--scope');
+  if (scope !== undefined) return parseScopeFlag(scope);
   if (operation.kind === 'list_tools') return undefined;
   const needed = scopeForTool(operation.name);
   if (needed === undefined) {

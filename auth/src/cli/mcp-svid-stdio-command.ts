@@ -1,12 +1,17 @@
 import type { Command, CommandIo, ParsedOptions } from '@notegate/kit/cli';
 import { parseInteger, processIo, UsageError } from '@notegate/kit/cli';
 import { AGENT_EXIT, FAILURE_CLASS_LINES } from '../agent/agent-errors.js';
-import { fetchAccessToken, requireScope } from '../agent/fetch-access-token.js';
+import { fetchAccessToken } from '../agent/fetch-access-token.js';
 import { AccessTokenCache } from '../agent/token-cache.js';
-import { openAuditLog } from '../audit/audit-log.js';
-import { WorkloadApiClient } from '../spiffe/workload-api/client.js';
 import { runWrapper } from '../stdio-wrapper/run-wrapper.js';
-import { parseTokenFlags, tokenRequestOptions, tokenTargetOptions } from './token-options.js';
+import {
+  openTokenFetch,
+  parseScopeFlag,
+  parseTokenFlags,
+  supportedScopesOption,
+  tokenRequestOptions,
+  tokenTargetOptions,
+} from './token-options.js';
 
 /** Ours: replace the token once two minutes (of the five of docs/protocol.md#access-token) are left; retries then have two minutes. */
 export const WRAPPER_REFRESH_MARGIN_MS = 120_000;
@@ -15,12 +20,7 @@ const MAX_GRACE_PERIOD_S = 3_600;
 
 const options = {
   ...tokenTargetOptions,
-  scope: {
-    type: 'string',
-    valueName: '"A B"',
-    defaultText: "every scope in the server's scopes_supported",
-    description: 'Scopes to request, separated by single spaces.',
-  },
+  scope: supportedScopesOption,
   'token-file': {
     type: 'string',
     valueName: 'PATH',
@@ -76,22 +76,18 @@ export function mcpSvidStdioCommand(io: CommandIo = processIo): Command<WrapperO
     acceptsRest: true,
     async run({ options: values, rest }) {
       const flags = parseWrapperFlags(values, rest);
-      const { audit, close } = openAuditLog(flags.token.auditPath);
-      const svidSource = new WorkloadApiClient({ address: flags.token.workloadApi });
+      const tokens = openTokenFetch(flags.token, flags.scope);
       const cache = new AccessTokenCache({ reuseMarginMs: WRAPPER_REFRESH_MARGIN_MS });
-      const { resource, trustedIssuers, timeoutMs } = flags.token;
       try {
         return await runWrapper({
           ...flags.wrapper,
-          fetchToken: () =>
-            fetchAccessToken({ resource, trustedIssuers, scope: flags.scope, timeoutMs, svidSource, audit, cache }),
+          fetchToken: () => fetchAccessToken({ ...tokens.request, cache }),
           refreshMarginMs: WRAPPER_REFRESH_MARGIN_MS,
           env: process.env,
           log: (line) => io.stderr(`mcp-svid-stdio: ${line}\n`),
         });
       } finally {
-        svidSource.close();
-        close();
+        tokens.close();
       }
     },
   };
@@ -109,7 +105,7 @@ function parseWrapperFlags(values: ParsedOptions<WrapperOptions>, rest: readonly
   if (exportTokenEnv === tokenFileEnv) throw new UsageError('--export-token-env must differ from --token-file-env');
   return {
     token,
-    scope: values.scope === undefined ? undefined : requireScope(values.scope, '--scope'),
+    scope: parseScopeFlag(values.scope),
     wrapper: {
       command,
       args,

@@ -1,11 +1,16 @@
 import type { FetchLike } from '@modelcontextprotocol/client';
-import type { Command, CommandIo, ParsedOptions } from '@notegate/kit/cli';
+import type { Command, CommandIo } from '@notegate/kit/cli';
 import { processIo, untilShutdown } from '@notegate/kit/cli';
-import { fetchAccessToken, requireScope } from '../agent/fetch-access-token.js';
-import { openAuditLog } from '../audit/audit-log.js';
+import { fetchAccessToken } from '../agent/fetch-access-token.js';
 import { PROXY_REFRESH_MARGIN_MS, runProxy } from '../proxy/run-proxy.js';
-import { WorkloadApiClient } from '../spiffe/workload-api/client.js';
-import { parseTokenFlags, supportedScopesOption, tokenRequestOptions, tokenTargetOptions } from './token-options.js';
+import {
+  openTokenFetch,
+  parseScopeFlag,
+  parseTokenFlags,
+  supportedScopesOption,
+  tokenRequestOptions,
+  tokenTargetOptions,
+} from './token-options.js';
 
 const options = {
   ...tokenTargetOptions,
@@ -34,47 +39,28 @@ export function proxyCommand(io: CommandIo = processIo): Command<ProxyOptions> {
       '--audit-log. Exits 0 once stdin is closed (in-flight answers get 3 s) or on SIGINT/SIGTERM.',
     options,
     async run({ options: values }) {
-      const flags = parseProxyFlags(values);
-      const { audit, close } = openAuditLog(flags.token.auditPath);
-      const svidSource = new WorkloadApiClient({ address: flags.token.workloadApi });
-      const { resource, trustedIssuers, timeoutMs } = flags.token;
+      const flags = parseTokenFlags(values, process.env);
+      const tokens = openTokenFetch(flags, parseScopeFlag(values.scope));
       // A token fetch still running at exit is cut off, so a hung authz cannot hold the process.
       const exiting = new AbortController();
       const fetchUntilExit: FetchLike = (url, init) =>
         fetch(url, { ...init, signal: AbortSignal.any([exiting.signal, ...(init?.signal ? [init.signal] : [])]) });
       try {
         return await runProxy({
-          resource,
-          fetchToken: () =>
-            fetchAccessToken({
-              resource,
-              trustedIssuers,
-              scope: flags.scope,
-              timeoutMs,
-              svidSource,
-              audit,
-              fetch: fetchUntilExit,
-            }),
+          resource: flags.resource,
+          fetchToken: () => fetchAccessToken({ ...tokens.request, fetch: fetchUntilExit }),
           refreshMarginMs: PROXY_REFRESH_MARGIN_MS,
-          timeoutMs,
+          timeoutMs: flags.timeoutMs,
           input: process.stdin,
           output: process.stdout,
           log: (line) => io.stderr(`notegate proxy: ${line}\n`),
-          audit,
+          audit: tokens.audit,
           stopRequested: untilShutdown(() => undefined).then(() => 'stop requested'),
         });
       } finally {
         exiting.abort();
-        svidSource.close();
-        close();
+        tokens.close();
       }
     },
-  };
-}
-
-function parseProxyFlags(values: ParsedOptions<ProxyOptions>) {
-  return {
-    token: parseTokenFlags(values, process.env),
-    scope: values.scope === undefined ? undefined : requireScope(values.scope, '--scope'),
   };
 }

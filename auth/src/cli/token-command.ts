@@ -1,11 +1,16 @@
-import type { Command, CommandIo, ParsedOptions } from '@notegate/kit/cli';
+import type { Command, CommandIo } from '@notegate/kit/cli';
 import { processIo } from '@notegate/kit/cli';
 import { AGENT_EXIT, AgentError, FAILURE_CLASS_LINES } from '../agent/agent-errors.js';
-import { fetchAccessToken, requireScope } from '../agent/fetch-access-token.js';
+import { fetchAccessToken } from '../agent/fetch-access-token.js';
 import type { AccessToken } from '../agent/token-request.js';
-import { openAuditLog } from '../audit/audit-log.js';
-import { WorkloadApiClient } from '../spiffe/workload-api/client.js';
-import { parseTokenFlags, supportedScopesOption, tokenRequestOptions, tokenTargetOptions } from './token-options.js';
+import {
+  openTokenFetch,
+  parseScopeFlag,
+  parseTokenFlags,
+  supportedScopesOption,
+  tokenRequestOptions,
+  tokenTargetOptions,
+} from './token-options.js';
 
 const options = {
   ...tokenTargetOptions,
@@ -31,28 +36,17 @@ export function tokenCommand(io: CommandIo = processIo): Command<TokenOptions> {
       [`${AGENT_EXIT.ok}  the token was printed`, ...FAILURE_CLASS_LINES].map((line) => `  ${line}`).join('\n'),
     options,
     async run({ options: values }) {
-      const flags = parseFlags(values);
-      const { audit, close } = openAuditLog(flags.token.auditPath);
-      const svidSource = new WorkloadApiClient({ address: flags.token.workloadApi });
-      const { resource, trustedIssuers, timeoutMs } = flags.token;
+      const tokens = openTokenFetch(parseTokenFlags(values, process.env), parseScopeFlag(values.scope));
       try {
-        const token = await fetchAccessToken({
-          resource,
-          trustedIssuers,
-          scope: flags.scope,
-          timeoutMs,
-          svidSource,
-          audit,
-        });
-        io.stdout(flags.json ? `${JSON.stringify(tokenJson(token, Date.now()))}\n` : `${token.accessToken}\n`);
+        const token = await fetchAccessToken(tokens.request);
+        io.stdout(values.json ? `${JSON.stringify(tokenJson(token, Date.now()))}\n` : `${token.accessToken}\n`);
         return AGENT_EXIT.ok;
       } catch (err) {
         if (!(err instanceof AgentError)) throw err;
         io.stderr(`notegate token: ${err.message}\n`);
         return err.exitCode;
       } finally {
-        svidSource.close();
-        close();
+        tokens.close();
       }
     },
   };
@@ -65,13 +59,5 @@ function tokenJson(token: AccessToken, nowMs: number) {
     expires_in: Math.max(0, Math.floor((token.expiresAt.getTime() - nowMs) / 1000)),
     scope: token.scope,
     issuer: token.issuer,
-  };
-}
-
-function parseFlags(values: ParsedOptions<TokenOptions>) {
-  return {
-    token: parseTokenFlags(values, process.env),
-    scope: values.scope === undefined ? undefined : requireScope(values.scope, '--scope'),
-    json: values.json === true,
   };
 }

@@ -1,10 +1,13 @@
 import type { ParsedOptions } from '@notegate/kit/cli';
 import { parseInteger } from '@notegate/kit/cli';
+import { type FetchAccessTokenOptions, requireScope } from '../agent/fetch-access-token.js';
 import { IssuerAllowlist, requireIdentifier } from '../agent/issuer-allowlist.js';
+import { type AuditLog, openAuditLog } from '../audit/audit-log.js';
 import type { WorkloadApiAddress } from '../spiffe/workload-api/address.js';
 import { resolveWorkloadApiAddress } from '../spiffe/workload-api/address.js';
+import { WorkloadApiClient } from '../spiffe/workload-api/client.js';
 
-/** The options `notegate agent` and `mcp-svid-stdio` share: which token, from where (docs/protocol.md#agent-notegate-agent). */
+/** The options every token-fetching command shares: which token, from where (docs/protocol.md#agent-notegate-agent). */
 export const tokenTargetOptions = {
   resource: {
     type: 'string',
@@ -29,7 +32,7 @@ export const tokenTargetOptions = {
   },
 } as const;
 
-/** `--scope` where the default is MCP's: every scope the server lists (notegate proxy and notegate token). */
+/** `--scope` where the default is MCP's: every scope the server lists (notegate proxy, notegate token, mcp-svid-stdio). */
 export const supportedScopesOption = {
   type: 'string',
   valueName: '"A B"',
@@ -79,5 +82,33 @@ export function parseTokenFlags(
     }),
     timeoutMs: parseInteger('--timeout', values.timeout, 1, MAX_TIMEOUT_S) * 1000,
     auditPath: values['audit-log'],
+  };
+}
+
+/** `--scope` as given, checked, naming the flag; absent, the token request asks for every scope the server lists. */
+export function parseScopeFlag(scope: string | undefined): string | undefined {
+  return scope === undefined ? undefined : requireScope(scope, '--scope');
+}
+
+/** What a command's token fetches use, opened once its flags are valid. */
+export interface TokenFetch {
+  readonly audit: AuditLog;
+  /** The options of `fetchAccessToken` the flags give, with the audit log and a Workload API client. */
+  readonly request: FetchAccessTokenOptions;
+  /** Closes the Workload API client and the audit log. */
+  close(): void;
+}
+
+export function openTokenFetch(flags: TokenFlags, scope: string | undefined): TokenFetch {
+  const { audit, close } = openAuditLog(flags.auditPath);
+  const svidSource = new WorkloadApiClient({ address: flags.workloadApi });
+  const { resource, trustedIssuers, timeoutMs } = flags;
+  return {
+    audit,
+    request: { resource, trustedIssuers, scope, timeoutMs, svidSource, audit },
+    close() {
+      svidSource.close();
+      close();
+    },
   };
 }
