@@ -1,3 +1,12 @@
+/** The arrays of a WordPostings as plain data (what the building worker posts back). */
+export type WordPostingsParts = Pick<WordPostings, 'terms' | 'offsets' | 'rows' | 'frequencies' | 'lengths' | 'totals'>;
+
+/** A run of terms `[first, end)`: one term, the terms a prefix matches, or none (empty). */
+export interface TermRange {
+  readonly first: number;
+  readonly end: number;
+}
+
 /**
  * The word table's index held in memory (docs/retrieval.md#lexical-leg): for
  * every term FTS5 holds, the rows it occurs in and its weighted frequency
@@ -6,7 +15,7 @@
  * A row is a row of the snapshot's vector matrix (`chunkIds[row]` is its
  * chunk), so a vault or namespace filter is the matrix's row ranges.
  */
-export interface WordPostingsParts {
+export class WordPostings {
   /** FTS5's terms in FTS5's order (UTF-8 byte order), strictly ascending. */
   readonly terms: readonly string[];
   readonly offsets: Uint32Array;
@@ -19,21 +28,6 @@ export interface WordPostingsParts {
    * Rows and tokens as FTS5's totals count them (bm25's N, and N × the average
    * length). A contentless table never takes a deleted row out of its totals.
    */
-  readonly totals: { readonly rows: number; readonly tokens: number };
-}
-
-/** A run of terms `[first, end)`: one term, the terms a prefix matches, or none (empty). */
-export interface TermRange {
-  readonly first: number;
-  readonly end: number;
-}
-
-export class WordPostings implements WordPostingsParts {
-  readonly terms: readonly string[];
-  readonly offsets: Uint32Array;
-  readonly rows: Uint32Array;
-  readonly frequencies: Uint16Array | Uint32Array;
-  readonly lengths: Uint32Array;
   readonly totals: { readonly rows: number; readonly tokens: number };
 
   constructor(parts: WordPostingsParts) {
