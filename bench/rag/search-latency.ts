@@ -23,6 +23,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { closeServer, listen } from '@notegate/kit/http';
+import { seededRandom } from '@notegate/kit/testing';
 import {
   createSearchServer,
   type Embedder,
@@ -38,7 +39,6 @@ import {
   arg,
   mib,
   printTable,
-  seededRandom,
   sharedDir,
   standinModelCache,
   syntheticFile,

@@ -13,13 +13,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { seededRandom } from '@notegate/kit/testing';
 import { findModel, type ModelSpec, SnapshotSource } from '@notegate/rag';
 import { IndexStore, type VectorSearch } from '@notegate/rag/internals';
 import {
   arg,
   namespaceOf,
   printTable,
-  seededRandom,
   syntheticChunks,
   syntheticFile,
   timings,

@@ -5,18 +5,6 @@ import { fileURLToPath } from 'node:url';
 import type { ModelSpec } from '@notegate/rag';
 import { type FileRecord, findRepositoryRoot, IndexStore } from '@notegate/rag/internals';
 
-/** Deterministic PRNG (mulberry32), so every run measures the same data. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** A random unit vector (Gaussian components, then L2-normalized). */
 export function unitVector(random: () => number, dimension: number): Float32Array {
   const v = new Float32Array(dimension);

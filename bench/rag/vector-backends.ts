@@ -9,6 +9,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { seededRandom } from '@notegate/kit/testing';
 import { findModel } from '@notegate/rag';
 import { exactScan, loadVectorMatrix, openDatabase, rangesFor } from '@notegate/rag/internals';
 import Database from 'better-sqlite3';
@@ -20,7 +21,6 @@ import {
   namespaceOf,
   printTable,
   SYNTHETIC_CHUNKS_PER_FILE,
-  seededRandom,
   timings,
   unitVector,
   vaultOf,

@@ -4,4 +4,5 @@ export { capturedIo } from './captured-io.js';
 export { type Finished, runInGroup, spawnNode } from './child-processes.js';
 export { assertOptionsDocumented, unwrapHelp } from './help-output.js';
 export { descendants, killGroups, type Registrar, runningInGroup, spawnInGroup } from './process-groups.js';
+export { seededRandom } from './seeded-random.js';
 export { waitFor } from './wait-for.js';

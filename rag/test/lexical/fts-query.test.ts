@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { seededRandom } from '@notegate/kit/testing';
 import Database from 'better-sqlite3';
 import { anyOf, phraseExpression, quote, termExpression } from '../../src/lexical/fts-query.js';
 import { lexicalIndexText } from '../../src/lexical/index-text.js';
@@ -78,7 +79,7 @@ describe('FTS5 expressions', () => {
       }
       const words = db.prepare('SELECT rowid, bm25(w, 3, 2, 1) FROM w WHERE w MATCH ? LIMIT 5');
       const trigrams = db.prepare('SELECT rowid, bm25(t, 3, 2, 1) FROM t WHERE t MATCH ? LIMIT 5');
-      const random = seeded(ngrams ? 7 : 11);
+      const random = seededRandom(ngrams ? 7 : 11);
       const fuzz = Array.from({ length: 2000 }, () => fuzzString(random));
       let matched = 0;
       for (const text of [...HOSTILE, ...fuzz]) {
@@ -120,12 +121,4 @@ const ALPHABET = [
 function fuzzString(random: () => number): string {
   const length = 1 + Math.floor(random() * 12);
   return Array.from({ length }, () => ALPHABET[Math.floor(random() * ALPHABET.length)] ?? '').join('');
-}
-
-function seeded(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
-    return state / 2 ** 32;
-  };
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
+import { seededRandom } from '@notegate/kit/testing';
 import { NO_MODEL } from '../../src/config/models.js';
 import { queryTerms } from '../../src/lexical/query-terms.js';
 import { lexicalLeg } from '../../src/search/lexical-leg.js';
@@ -9,18 +10,6 @@ import type { MemoryWords } from '../../src/snapshot/memory-words.js';
 import type { ChunkScope } from '../../src/snapshot/word-ranking.js';
 import { IndexStore, type StoredChunk } from '../../src/store/index-store.js';
 import { fileRecord, tempDir } from '../../test-support/fixtures.js';
-
-/** Deterministic PRNG (mulberry32): every run generates the same corpora. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Words of several scripts: English inflections porter folds, diacritics, Cyrillic, abugidas, identifiers. */
 const WORDS = [
@@ -67,7 +56,7 @@ const VAULTS = ['big', 'big', 'big', 'mid', 'small'];
  * vault unchanged (exact score ties).
  */
 function writeCorpus(file: string, seed: number, layout: 'auto' | 'words'): void {
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   const store = IndexStore.open(file, { model: NO_MODEL, nowMs: 1, lexicalLayout: layout });
   const write = (f: number, vault = VAULTS[f % VAULTS.length] ?? 'big', chunks = chunksOf(random, 1 + (f % 4))) => {
     const title = text(random, 1 + (f % 3));
@@ -107,7 +96,7 @@ async function bothWays(t: TestContext, seed: number, layout: 'auto' | 'words') 
 
 /** Queries: a few words of any script, a Han run or single character (a prefix term), a line of a chunk. */
 function queries(seed: number, count: number): string[] {
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   return Array.from({ length: count }, (_, i) => {
     if (i % 10 === 0) return [...HAN][Math.floor(random() * HAN.length)] ?? '猫';
     if (i % 10 === 1) return `"${text(random, 2)}" AND NOT (x*) NEAR`;
@@ -187,7 +176,7 @@ describe('the in-memory word index', () => {
   it('ranks an index of equal chunks by chunk id, as SQLite breaks ties', async (t) => {
     const file = path.join(tempDir(t), 'index.sqlite');
     const store = IndexStore.open(file, { model: NO_MODEL, nowMs: 1 });
-    const same = chunksOf(seeded(5), 3);
+    const same = chunksOf(seededRandom(5), 3);
     for (let f = 0; f < 40; f += 1) store.replaceFile(fileRecord(`n${f}.md`, { aliases: [] }), same, 1);
     store.finishRun('', '{}', 2);
     store.close();

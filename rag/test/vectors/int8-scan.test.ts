@@ -1,18 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { seededRandom } from '@notegate/kit/testing';
 import type { VectorMatrix } from '../../src/store/load-vectors.js';
 import { instantiateDotI8 } from '../../src/vectors/dot-kernel.js';
 import { Int8VectorSearch } from '../../src/vectors/int8-scan.js';
 import { exactScan, rangesFor } from '../../src/vectors/vector-scan.js';
 import { encodeModule, op, VALUE_TYPE } from '../../src/vectors/wasm-encoding.js';
-
-function seeded(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
-    return state / 2 ** 32;
-  };
-}
 
 function unit(random: () => number, dimension: number, around?: Float32Array, noise = 1): Float32Array {
   const v = new Float32Array(dimension);
@@ -54,7 +47,7 @@ describe('int8 WebAssembly scan with exact rescoring', () => {
     const query = new Int16Array(memory.buffer, 0, dimension);
     const out = new Int32Array(memory.buffer, 256, count);
     const rows = new Int8Array(memory.buffer, 512, count * dimension);
-    const random = seeded(3);
+    const random = seededRandom(3);
     for (let j = 0; j < dimension; j += 1) query[j] = Math.round((random() - 0.5) * 32_766);
     for (let i = 0; i < rows.length; i += 1) rows[i] = Math.round((random() - 0.5) * 254);
     rows.fill(127, 0, dimension);
@@ -97,7 +90,7 @@ describe('int8 WebAssembly scan with exact rescoring', () => {
   ] as const) {
     it(`returns exactly the plain scan's top k, filtered or not, on ${label}`, async () => {
       const dimension = 384;
-      const random = seeded(label.length);
+      const random = seededRandom(label.length);
       const vectors = build(random, dimension);
       const matrix = matrixOf(vectors, (i) => (i % 50 === 0 ? 'a' : 'b'), dimension);
       const fast = await Int8VectorSearch.build(matrix);
@@ -121,7 +114,7 @@ describe('int8 WebAssembly scan with exact rescoring', () => {
 
   it('copes with an all-zero query and an empty matrix', async () => {
     const dimension = 32;
-    const random = seeded(9);
+    const random = seededRandom(9);
     const matrix = matrixOf([unit(random, dimension), unit(random, dimension)], () => 'a', dimension);
     const fast = await Int8VectorSearch.build(matrix);
     const zero = new Float32Array(dimension);
@@ -132,7 +125,7 @@ describe('int8 WebAssembly scan with exact rescoring', () => {
   });
 
   it('refuses a dimension the kernel cannot step through', async () => {
-    const random = seeded(1);
+    const random = seededRandom(1);
     await assert.rejects(Int8VectorSearch.build(matrixOf([unit(random, 40)], () => 'a', 40)), /multiple of 32/);
   });
 });
