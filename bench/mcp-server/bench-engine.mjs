@@ -3,7 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { loadRagConfig, runIndex } from '@notegate/rag';
+import { loadRagConfig, noDownloads, runIndex } from '@notegate/rag';
 import { NotesEngine } from '../../auth/dist/src/mcp-server/engine/notes-engine.js';
 
 export async function openBenchEngine(file, log = () => undefined) {
@@ -43,11 +43,7 @@ export async function benchVaults(work, evalVault, modelId = 'none', modelCacheD
   const summary = await runIndex({
     config: loadRagConfig(file, homedir()),
     modelCacheDir,
-    download: {
-      hubUrl: new URL('http://127.0.0.1/'),
-      fetch: () => Promise.reject(new Error('offline')),
-      enabled: false,
-    },
+    download: noDownloads(new URL('http://127.0.0.1/')),
   });
   return { file, summary };
 }

@@ -23,6 +23,7 @@ import {
   findModel,
   loadRagConfig,
   loadTransformersEmbedder,
+  noDownloads,
   type RagConfig,
   runIndex,
 } from '@notegate/rag';
@@ -255,11 +256,7 @@ async function main(): Promise<void> {
     const options = {
       config,
       modelCacheDir: cache,
-      download: {
-        hubUrl: new URL('http://127.0.0.1:9/'),
-        fetch: () => Promise.reject(new Error('offline')),
-        enabled: false,
-      },
+      download: noDownloads(new URL('http://127.0.0.1:9/')),
     };
     const stats: Interleaved = { batches: [], embedMs: 0, rawRunMs: 0, rawTotalMs: 0 };
     const raw = await loadRawOrt();

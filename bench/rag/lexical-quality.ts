@@ -13,7 +13,7 @@
  * (the eval data: the shared folder, NOTEGATE_SHARED_DIR, else ../shared beside the repository)
  */
 import path from 'node:path';
-import { type EvalOptions, type EvalReport, NO_MODEL, runEval, type Split } from '@notegate/rag';
+import { type EvalOptions, type EvalReport, NO_MODEL, noDownloads, runEval, type Split } from '@notegate/rag';
 import { arg, printTable, sharedDir } from './support.js';
 
 /** Published SciFact test numbers ×100 (shared/eval/README.md): nDCG@10, Recall@10, Recall@100. */
@@ -31,11 +31,7 @@ async function lexical(datasetDir: string, split: Split, extra: Partial<EvalOpti
     modes: ['lexical'],
     model: NO_MODEL,
     modelCacheDir: '',
-    download: {
-      hubUrl: new URL('http://127.0.0.1:9/'),
-      fetch: () => Promise.reject(new Error('no model')),
-      enabled: false,
-    },
+    download: noDownloads(new URL('http://127.0.0.1:9/')),
     ...extra,
   });
 }

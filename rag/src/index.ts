@@ -11,7 +11,7 @@ export { loadEnvironment, type RagEnvironment } from './config/environment.js';
 export { defaultConfigPath, loadRagConfig, type RagConfig, type ResolvedVault } from './config/load-config.js';
 export { DEFAULT_MODEL_ID, findModel, hasVectors, MODELS, type ModelSpec, NO_MODEL } from './config/models.js';
 export { notesFolderConfig } from './config/notes-folder.js';
-export { type DownloadOptions, ensureModelFiles, type FetchLike } from './embed/download.js';
+export { type DownloadOptions, ensureModelFiles, type FetchLike, noDownloads } from './embed/download.js';
 export type { Embedder } from './embed/embedder.js';
 export { missingModelFiles } from './embed/model-files.js';
 export { ResidentModel, type ResidentModelState } from './embed/resident-model.js';

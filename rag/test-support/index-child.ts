@@ -7,6 +7,7 @@
  */
 import { createInterface } from 'node:readline';
 import { loadRagConfig } from '../src/config/load-config.js';
+import { noDownloads } from '../src/embed/download.js';
 import { loadTransformersEmbedder } from '../src/embed/transformers-embedder.js';
 import { runIndex } from '../src/indexer/run-index.js';
 
@@ -18,11 +19,7 @@ try {
   const summary = await runIndex({
     config: loadRagConfig(configPath, home),
     modelCacheDir: cache,
-    download: {
-      hubUrl: new URL('http://127.0.0.1:9/'),
-      fetch: () => Promise.reject(new Error('offline')),
-      enabled: false,
-    },
+    download: noDownloads(new URL('http://127.0.0.1:9/')),
     // One file per window: each file is committed as soon as it is embedded.
     windowChunks: 1,
     loadEmbedder: async (model, dir) => {

@@ -1,4 +1,5 @@
 import { hasVectors, type ModelSpec } from '../src/config/models.js';
+import { noDownloads } from '../src/embed/download.js';
 import type { Embedder } from '../src/embed/embedder.js';
 import type { RunIndexOptions } from '../src/indexer/run-index.js';
 import type { IndexProgress } from '../src/indexer/types.js';
@@ -15,11 +16,7 @@ export function indexOptions(
   return {
     config: ws.config,
     modelCacheDir: testModelCache(),
-    download: {
-      hubUrl: new URL('http://127.0.0.1:9/'),
-      fetch: () => Promise.reject(new Error('tests never download')),
-      enabled: false,
-    },
+    download: noDownloads(new URL('http://127.0.0.1:9/')),
     // An index without vectors loads nothing: the run's own lexical-only embedder.
     loadEmbedder: hasVectors(ws.config.model)
       ? (model) => {

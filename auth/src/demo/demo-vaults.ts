@@ -9,6 +9,7 @@ import {
   loadRagConfig,
   missingModelFiles,
   NO_MODEL,
+  noDownloads,
   runIndex,
 } from '@notegate/rag';
 
@@ -56,11 +57,7 @@ export async function prepareDemoVaults(dir: string, servers: readonly string[])
   await runIndex({
     config: loadRagConfig(configFile, homedir()),
     modelCacheDir: environment.modelCacheDir,
-    download: {
-      hubUrl: environment.modelHubUrl,
-      fetch: () => Promise.reject(new Error('the demo never downloads')),
-      enabled: false,
-    },
+    download: noDownloads(environment.modelHubUrl),
   });
   return { configFile, modelId, notesFolder };
 }

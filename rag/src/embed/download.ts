@@ -20,6 +20,14 @@ export interface DownloadOptions {
 const DOWNLOAD_TIMEOUT_MS = 30 * 60 * 1000;
 
 /**
+ * Options for a caller that never downloads (a search, the index follower, the demo, tests): a missing
+ * model file is reported with the `hubUrl` address to fetch it from, and nothing touches the network.
+ */
+export function noDownloads(hubUrl: URL): DownloadOptions {
+  return { hubUrl, fetch: () => Promise.reject(new Error('downloads are off')), enabled: false };
+}
+
+/**
  * Makes sure every file of the model is in the cache. Files already there are
  * trusted as they are; a missing file is downloaded once into a temporary
  * file, checked against its pinned SHA-256 and only then renamed into place.

@@ -3,6 +3,7 @@ import { errorMessage } from '@notegate/kit';
 import { DEFAULT_MODEL_HUB_URL } from '../config/environment.js';
 import type { RagConfig } from '../config/load-config.js';
 import type { ModelSpec } from '../config/models.js';
+import { noDownloads } from '../embed/download.js';
 import type { Embedder } from '../embed/embedder.js';
 import { RagError } from '../errors/rag-error.js';
 import { runIndex } from './run-index.js';
@@ -130,11 +131,7 @@ export class IndexFollower {
         ...(vaultIds && { vaultIds }),
         modelCacheDir,
         // Following never downloads: a missing model is reported, as a search reports it.
-        download: {
-          hubUrl: this.#options.modelHubUrl ?? new URL(DEFAULT_MODEL_HUB_URL),
-          fetch: () => Promise.reject(new Error('following the vaults never downloads')),
-          enabled: false,
-        },
+        download: noDownloads(this.#options.modelHubUrl ?? new URL(DEFAULT_MODEL_HUB_URL)),
         ...(loadEmbedder && { loadEmbedder }),
       });
       for (const failed of summary.failed) log(`indexing ${failed.vault}/${failed.path} failed: ${failed.error}`);

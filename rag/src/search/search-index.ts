@@ -1,6 +1,6 @@
 import { DEFAULT_MODEL_HUB_URL } from '../config/environment.js';
 import { hasVectors, type ModelSpec } from '../config/models.js';
-import { ensureModelFiles } from '../embed/download.js';
+import { ensureModelFiles, noDownloads } from '../embed/download.js';
 import type { Embedder } from '../embed/embedder.js';
 import { ResidentModel, type ResidentModelState } from '../embed/resident-model.js';
 import { loadTransformersEmbedder } from '../embed/transformers-embedder.js';
@@ -136,10 +136,6 @@ export async function loadFromCache(
   model: ModelSpec,
   { modelCacheDir: cacheDir, modelHubUrl }: { readonly modelCacheDir: string; readonly modelHubUrl: URL },
 ): Promise<Embedder> {
-  await ensureModelFiles(model, cacheDir, {
-    hubUrl: modelHubUrl,
-    fetch: () => Promise.reject(new Error('searching never downloads')),
-    enabled: false,
-  });
+  await ensureModelFiles(model, cacheDir, noDownloads(modelHubUrl));
   return loadTransformersEmbedder(model, cacheDir);
 }

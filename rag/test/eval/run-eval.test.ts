@@ -2,17 +2,14 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { NO_MODEL } from '../../src/config/models.js';
+import { noDownloads } from '../../src/embed/download.js';
 import { RagError } from '../../src/errors/rag-error.js';
 import { type EvalProgress, runEval } from '../../src/eval/run-eval.js';
 import { smallDataset } from '../../test-support/dataset.js';
 import { MINILM, model, sharedEmbedder, tempDir } from '../../test-support/fixtures.js';
 import { testModelCache } from '../../test-support/test-model/test-model.js';
 
-const OFFLINE = {
-  hubUrl: new URL('http://127.0.0.1:9/'),
-  fetch: () => Promise.reject(new Error('tests never download')),
-  enabled: false,
-};
+const OFFLINE = noDownloads(new URL('http://127.0.0.1:9/'));
 
 describe('runEval', () => {
   it('indexes the corpus into a throw-away index and scores the lexical leg (no model)', async (t) => {
