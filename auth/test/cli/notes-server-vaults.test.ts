@@ -5,7 +5,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { waitFor } from '@notegate/kit/testing';
-import { loadRagConfig, runIndex } from '@notegate/rag';
+import { loadRagConfig, noDownloads, runIndex } from '@notegate/rag';
 import { TestAccessTokenIssuer } from '../support/access-token-issuer.js';
 import { runNotegate, startNotegate } from '../support/cli-process.js';
 import { freePort, mcpHeaders, toolCall } from '../support/notes-server-fixture.js';
@@ -51,6 +51,33 @@ async function search(resource: string, token: string, query: string): Promise<H
   assert.equal(answer.status, 200);
   assert.equal(answer.error, undefined, JSON.stringify(answer.error));
   return (answer.result?.structuredContent?.hits ?? []) as Hit[];
+}
+
+/** Writes `<dir>/vaults.json`: the vaults `ids` at `<dir>/<id>`, all of `dir` allowed; returns its path. */
+function writeVaultsConfig(
+  dir: string,
+  fields: { readonly embedModel: string; readonly indexPath?: string; readonly ids: readonly string[] },
+): string {
+  const config = join(dir, 'vaults.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      embed_model: fields.embedModel,
+      allowed_roots: [dir],
+      ...(fields.indexPath !== undefined && { index_path: fields.indexPath }),
+      vaults: fields.ids.map((id) => ({ id, path: join(dir, id) })),
+    }),
+  );
+  return config;
+}
+
+/** `notegate-rag index` of `config` in this process, never downloading. */
+function indexOffline(config: string, modelCacheDir: string) {
+  return runIndex({
+    config: loadRagConfig(config, homedir()),
+    modelCacheDir,
+    download: noDownloads(new URL('http://127.0.0.1/')),
+  });
 }
 
 function tempDir(t: TestContext, prefix: string): string {
@@ -142,28 +169,12 @@ describe('notegate notes-server over the retrieval index', () => {
       mkdirSync(join(dir, vault));
       writeFileSync(join(dir, vault, 'deploys.md'), `# Deploys\n\n${text}\n`);
     }
-    const config = join(dir, 'vaults.json');
-    writeFileSync(
-      config,
-      JSON.stringify({
-        embed_model: 'none',
-        allowed_roots: [dir],
-        index_path: join(dir, 'index', 'index.sqlite'),
-        vaults: [
-          { id: 'alpha', path: join(dir, 'alpha') },
-          { id: 'beta', path: join(dir, 'beta') },
-        ],
-      }),
-    );
-    const built = await runIndex({
-      config: loadRagConfig(config, homedir()),
-      modelCacheDir: dir,
-      download: {
-        hubUrl: new URL('http://127.0.0.1/'),
-        fetch: () => Promise.reject(new Error('offline')),
-        enabled: false,
-      },
+    const config = writeVaultsConfig(dir, {
+      embedModel: 'none',
+      indexPath: join(dir, 'index', 'index.sqlite'),
+      ids: ['alpha', 'beta'],
     });
+    const built = await indexOffline(config, dir);
     assert.equal(built.new, 2);
     const a = await notesServer(t, ['--vaults-config', config, '--vault', 'alpha'], 'notes-a');
     const b = await notesServer(t, ['--vaults-config', config, '--vault', 'beta'], 'notes-b');
@@ -195,11 +206,7 @@ describe('notegate notes-server over the retrieval index', () => {
   it('refuses to start with a --vault the config does not declare, naming it', async (t) => {
     const dir = tempDir(t, 'notes-undeclared-');
     mkdirSync(join(dir, 'v'));
-    const config = join(dir, 'vaults.json');
-    writeFileSync(
-      config,
-      JSON.stringify({ embed_model: 'none', allowed_roots: [dir], vaults: [{ id: 'v', path: join(dir, 'v') }] }),
-    );
+    const config = writeVaultsConfig(dir, { embedModel: 'none', ids: ['v'] });
     const common = ['notes-server', '--resource', 'http://127.0.0.1:9/mcp', '--issuer', 'http://127.0.0.1:9/t'];
     common.push('--jwks-uri', 'http://127.0.0.1:9/j', '--vaults-config', config);
     for (const [args, message] of [
@@ -216,16 +223,7 @@ describe('notegate notes-server over the retrieval index', () => {
   it('answers a search of a missing index with a fixed tool error, the reason in the audit line', async (t) => {
     const dir = tempDir(t, 'notes-missing-');
     mkdirSync(join(dir, 'v'));
-    const config = join(dir, 'vaults.json');
-    writeFileSync(
-      config,
-      JSON.stringify({
-        embed_model: 'none',
-        allowed_roots: [dir],
-        index_path: join(dir, 'none.sqlite'),
-        vaults: [{ id: 'v', path: join(dir, 'v') }],
-      }),
-    );
+    const config = writeVaultsConfig(dir, { embedModel: 'none', indexPath: join(dir, 'none.sqlite'), ids: ['v'] });
     const audit = join(dir, 'audit.log');
     const server = await notesServer(t, ['--vaults-config', config, '--audit-log', audit]);
     const answer = await call(server.resource, await server.issuer.sign(), 'notes.search', { query: 'x' });
@@ -240,28 +238,10 @@ describe('notegate notes-server over the retrieval index', () => {
     const dir = tempDir(t, 'notes-model-');
     mkdirSync(join(dir, 'v'));
     writeFileSync(join(dir, 'v', 'a.md'), '# A\n\nAlpha.\n');
-    const config = join(dir, 'vaults.json');
-    const write = (model: string) =>
-      writeFileSync(
-        config,
-        JSON.stringify({
-          embed_model: model,
-          allowed_roots: [dir],
-          index_path: join(dir, 'index.sqlite'),
-          vaults: [{ id: 'v', path: join(dir, 'v') }],
-        }),
-      );
-    write('none');
-    await runIndex({
-      config: loadRagConfig(config, homedir()),
-      modelCacheDir: dir,
-      download: {
-        hubUrl: new URL('http://127.0.0.1/'),
-        fetch: () => Promise.reject(new Error('offline')),
-        enabled: false,
-      },
-    });
-    write('sentence-transformers/all-MiniLM-L6-v2');
+    const write = (embedModel: string) =>
+      writeVaultsConfig(dir, { embedModel, indexPath: join(dir, 'index.sqlite'), ids: ['v'] });
+    await indexOffline(write('none'), dir);
+    const config = write('sentence-transformers/all-MiniLM-L6-v2');
     const audit = join(dir, 'audit.log');
     const env = { ...process.env, NOTEGATE_MODEL_CACHE: join(dir, 'no-models') };
     const server = await notesServer(t, ['--vaults-config', config, '--audit-log', audit], 'notes', undefined, env);
