@@ -1,21 +1,18 @@
-import { constants, rmSync, statSync } from 'node:fs';
-import { mkdtemp, open, rename, rm } from 'node:fs/promises';
+import { rmSync, statSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError } from '@notegate/kit/cli';
-import { randomHex } from '../shared/random-hex.js';
+import { writeFileAtomic } from '../shared/atomic-write.js';
 
 /** The file name inside the private directory the wrapper creates when no path is given. */
 export const DEFAULT_TOKEN_FILE_NAME = 'access-token';
 const PRIVATE_DIR_PREFIX = 'mcp-svid-stdio-';
-/** Owner read/write only, from the moment the file exists. */
-const TOKEN_FILE_MODE = 0o600;
 
 /**
- * The token file handed to the child. Every version is written to a new temporary file in the same
- * directory, created with O_CREAT|O_EXCL and mode 0600 (never readable by others, not even for an
- * instant), synced, then renamed over the file: a reader sees the old token or the new one, never a
- * partial or empty file. The content is the bare token, without a newline.
+ * The token file handed to the child. Every version replaces the file atomically with a 0600 file
+ * (writeFileAtomic): never readable by others, not even for an instant, and a reader sees the old
+ * token or the new one, never a partial or empty file. The content is the bare token, without a newline.
  */
 export class TokenFile {
   readonly path: string;
@@ -52,20 +49,7 @@ export class TokenFile {
 
   async #replace(token: string): Promise<void> {
     if (this.#removed) throw new Error(`${this.path} was removed; not writing a token any more`);
-    const temporary = join(dirname(this.path), `.${basename(this.path)}.${randomHex(8)}.tmp`);
-    const handle = await open(temporary, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, TOKEN_FILE_MODE);
-    try {
-      // The umask may only have removed bits; make it exactly owner read/write.
-      await handle.chmod(TOKEN_FILE_MODE);
-      await handle.writeFile(token, 'utf8');
-      await handle.sync();
-      await handle.close();
-      await rename(temporary, this.path);
-    } catch (err) {
-      await handle.close().catch(() => undefined);
-      await rm(temporary, { force: true });
-      throw err;
-    }
+    await writeFileAtomic(dirname(this.path), basename(this.path), token);
   }
 
   /** Deletes the file (and the private directory with anything left in it); safe to call twice. */
