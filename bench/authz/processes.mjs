@@ -2,7 +2,7 @@
 // The mcp-server bench reads its servers' CPU time with cpuSeconds from here too.
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { reservePort } from '@notegate/kit/http';
 
 /** The unit of utime and stime in /proc/<pid>/stat (sysconf _SC_CLK_TCK; Linux's USER_HZ is 100). */
 const CLOCK_TICKS_PER_S = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
@@ -79,12 +79,7 @@ export function memoryMiB(pid) {
  * persistence; stopped by its process group.
  */
 export async function startRedis(core, dir) {
-  const port = await new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port: free } = probe.address();
-      probe.close(() => resolve(free));
-    });
-  });
+  const port = await reservePort();
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'];
   const child = spawn('taskset', ['-c', String(core), 'redis-server', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],

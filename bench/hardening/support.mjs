@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { reservePort } from '@notegate/kit/http';
 
 /** This checkout: the one measured as "after", and where the test helpers come from. */
 const AFTER = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -28,7 +29,6 @@ export const ragCli = (root) => join(root, 'rag/dist/src/cli/main.js');
  */
 export async function startNotesServer(root, dir, label) {
   const { TestAccessTokenIssuer } = await import(join(AFTER, 'auth/dist/test/support/access-token-issuer.js'));
-  const { reservePort } = await import(join(AFTER, 'auth/dist/src/demo/free-port.js'));
   const endpoint = `http://127.0.0.1:${await reservePort()}/mcp`;
   const issuer = await TestAccessTokenIssuer.start(endpoint);
   const server = await startServer([

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { reservePort } from '../../auth/dist/src/demo/free-port.js';
+import { reservePort } from '@notegate/kit/http';
 import { TestAccessTokenIssuer } from '../../auth/dist/test/support/access-token-issuer.js';
 import { cpuSeconds } from '../authz/processes.mjs';
 import { benchVaults, openBenchEngine } from './bench-engine.mjs';

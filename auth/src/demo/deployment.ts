@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { reservePort } from '@notegate/kit/http';
 import { JWKS_PATH } from '../authz/metadata.js';
 import { AuditTrail } from './audit-trail.js';
 import type { ChildProcesses, RunningChild } from './child-processes.js';
@@ -7,7 +8,6 @@ import { ChildNotReadyError, listeningUrl, untilOutput } from './child-readiness
 import type { WorkloadName } from './demo-config.js';
 import { policyYaml, workloadsYaml } from './demo-config.js';
 import { type DemoVaults, prepareDemoVaults } from './demo-vaults.js';
-import { reservePort } from './free-port.js';
 import { SvidCount } from './svid-count.js';
 import { UntrustedIssuer } from './untrusted-issuer.js';
 

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { reservePort } from '@notegate/kit/http';
 import { fetchAccessToken } from '../../src/agent/fetch-access-token.js';
 import { MAX_RESPONSE_BYTES } from '../../src/agent/http-exchange.js';
 import { rejectsAt } from '../support/agent-assertions.js';
 import { AS_METADATA_PATH, fakeOAuthWorld, PRM_PATH } from '../support/fake-oauth-world.js';
-import { freePort } from '../support/notes-server-fixture.js';
 import { ScriptedServer } from '../support/scripted-server.js';
 
 describe('every agent request is bounded', () => {
@@ -62,7 +62,7 @@ describe('every agent request is bounded', () => {
 
   it('reports a refused connection', async (t) => {
     const w = await fakeOAuthWorld(t);
-    const port = await freePort();
+    const port = await reservePort();
     await rejectsAt(
       fetchAccessToken({ ...w.options, resource: `http://127.0.0.1:${port}/mcp` }),
       'protected_resource_metadata',

@@ -4,12 +4,12 @@ import type { TestContext } from 'node:test';
 import { describe, it } from 'node:test';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { closeServer, listen } from '@notegate/kit/http';
+import { closeServer, listen, reservePort } from '@notegate/kit/http';
 import { z } from 'zod';
 import { AgentError } from '../../src/agent/agent-errors.js';
 import { callMcpServer, onlyTo } from '../../src/agent/mcp-call.js';
 import { rejectsAt } from '../support/agent-assertions.js';
-import { freePort, startNotesServer } from '../support/notes-server-fixture.js';
+import { startNotesServer } from '../support/notes-server-fixture.js';
 import { ScriptedServer } from '../support/scripted-server.js';
 import { notesIn } from '../support/test-engine.js';
 
@@ -124,7 +124,7 @@ describe('the MCP call (official SDK client)', () => {
   });
 
   it('reports a server that is not there as a transport failure', async () => {
-    const port = await freePort();
+    const port = await reservePort();
     await rejectsAt(
       callMcpServer({
         token: { accessToken: 't', resource: `http://127.0.0.1:${port}/mcp` },

@@ -1,18 +1,18 @@
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import { describe, it } from 'node:test';
+import { reservePort } from '@notegate/kit/http';
 import * as oauth from 'oauth4webapi';
 import { JWT_SPIFFE_ASSERTION_TYPE } from '../../src/oauth/spiffe-client-auth.js';
 import { RESOURCE_A, RESOURCE_B, startHarness } from '../support/authz-fixtures.js';
 import { ManualClock } from '../support/manual-clock.js';
-import { freePort } from '../support/notes-server-fixture.js';
 import { SUBJECT } from '../support/svid-fixtures.js';
 
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
 
 /** oauth4webapi discovers from the issuer, so the issuer must be the address we listen on. */
 async function discovered(t: TestContext) {
-  const port = await freePort();
+  const port = await reservePort();
   const issuer = `http://127.0.0.1:${port}`;
   const clock = new ManualClock(Date.now());
   const h = await startHarness(t, { issuer, port, manualClock: clock });

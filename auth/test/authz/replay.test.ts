@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { reservePort } from '@notegate/kit/http';
 import { waitFor } from '@notegate/kit/testing';
 import { RedisReplayStore } from '../../src/authz/replay/redis-replay-store.js';
 import { ReplayCache } from '../../src/authz/replay/replay-cache.js';
@@ -7,7 +8,6 @@ import { TOKEN_ENDPOINT_ERRORS } from '../../src/errors/token-endpoint-errors.js
 import type { AuthzHarness } from '../support/authz-fixtures.js';
 import { ISSUER, startHarness } from '../support/authz-fixtures.js';
 import { ManualClock, START_MS } from '../support/manual-clock.js';
-import { freePort } from '../support/notes-server-fixture.js';
 import { localRedisConnection, NEEDS_REDIS_SERVER, startRedisServer } from '../support/redis-server.js';
 import { SUBJECT, signToken, testKey } from '../support/svid-fixtures.js';
 
@@ -168,7 +168,7 @@ describe('replay, allow-reuse-within-lifetime mode', () => {
   it('keeps issuing when the shared store cannot be reached, with svid_uses null: this mode refuses nothing', async (t) => {
     const clock = new ManualClock(Date.now());
     const store = new RedisReplayStore({
-      connection: localRedisConnection(await freePort()),
+      connection: localRedisConnection(await reservePort()),
       namespace: ISSUER,
       clock: clock.now,
     });

@@ -3,12 +3,12 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runCommand } from '@notegate/kit/cli';
+import { reservePort } from '@notegate/kit/http';
 import { assertOptionsDocumented, capturedIo, unwrapHelp } from '@notegate/kit/testing';
 import { agentCommand } from '../../src/cli/agent-command.js';
 import { type AgentStack, startAgentStack } from '../support/agent-stack.js';
 import { Cleanups } from '../support/cleanups.js';
 import { runNotegate, TEST_PROGRAM } from '../support/cli-process.js';
-import { freePort } from '../support/notes-server-fixture.js';
 import { ScriptedServer } from '../support/scripted-server.js';
 
 /** The command in this process (for start-up errors, which happen before anything is opened). */
@@ -178,7 +178,7 @@ describe('notegate agent (a child process against the real deployment)', () => {
   }
 
   it('fails with exit 5 when the resource is not reachable', async () => {
-    const port = await freePort();
+    const port = await reservePort();
     const run = await runNotegate(['agent', ...stack.targetArgs(`http://127.0.0.1:${port}/mcp`), '--timeout', '2']);
     assert.equal(run.code, 5, run.stderr);
     assert.match(

@@ -4,11 +4,12 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
+import { reservePort } from '@notegate/kit/http';
 import { waitFor } from '@notegate/kit/testing';
 import { loadRagConfig, noDownloads, runIndex } from '@notegate/rag';
 import { TestAccessTokenIssuer } from '../support/access-token-issuer.js';
 import { runNotegate, startNotegate } from '../support/cli-process.js';
-import { freePort, mcpHeaders, toolCall } from '../support/notes-server-fixture.js';
+import { mcpHeaders, toolCall } from '../support/notes-server-fixture.js';
 
 interface Hit {
   readonly vault: string;
@@ -27,7 +28,7 @@ async function notesServer(
   port?: number,
   env: NodeJS.ProcessEnv = process.env,
 ) {
-  const resource = `http://127.0.0.1:${port ?? (await freePort())}/mcp`;
+  const resource = `http://127.0.0.1:${port ?? (await reservePort())}/mcp`;
   const issuer = await TestAccessTokenIssuer.start(resource);
   t.after(() => issuer.close());
   const args = ['notes-server', '--name', name, '--resource', resource, '--issuer', issuer.issuer];
@@ -119,7 +120,7 @@ describe('notegate notes-server over the retrieval index', () => {
 
   it('a note acknowledged before a SIGKILL is on disk, and the next start indexes it', async (t) => {
     const dir = tempDir(t, 'notes-kill-');
-    const port = await freePort();
+    const port = await reservePort();
     const first = await notesServer(t, ['--notes-dir', join(dir, 'notes')], 'notes', port);
     const token = await first.issuer.sign();
     const written = await call(first.resource, token, 'notes.write', {

@@ -3,11 +3,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { sendJson } from '@notegate/kit/http';
+import { reservePort, sendJson } from '@notegate/kit/http';
 import { waitFor } from '@notegate/kit/testing';
 import { type AgentStack, startAgentStack } from '../support/agent-stack.js';
 import { Cleanups } from '../support/cleanups.js';
-import { freePort } from '../support/notes-server-fixture.js';
 import { JWT_PATTERN, ProxyProcess } from '../support/proxy-process.js';
 import { ScriptedServer } from '../support/scripted-server.js';
 
@@ -146,7 +145,7 @@ describe('notegate proxy faults', () => {
   });
 
   it('when the authorization server is down: a JSON-RPC error naming its metadata step', async () => {
-    const deadIssuer = `http://127.0.0.1:${await freePort()}`;
+    const deadIssuer = `http://127.0.0.1:${await reservePort()}`;
     const resource = await ScriptedServer.start(cleanups);
     resource.json('/.well-known/oauth-protected-resource/mcp', {
       resource: resource.at('/mcp'),
@@ -164,7 +163,7 @@ describe('notegate proxy faults', () => {
   });
 
   it('when the notes server is down: a JSON-RPC error naming its metadata', async () => {
-    const resource = `http://127.0.0.1:${await freePort()}/mcp`;
+    const resource = `http://127.0.0.1:${await reservePort()}/mcp`;
     const { proxy } = proxyFor(resource);
     const answer = await proxy.request('tools/list');
     assert.match(answer.error?.message ?? '', /^protected_resource_metadata: connection_failed: .*ECONNREFUSED/);

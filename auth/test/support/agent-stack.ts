@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { closeServer, listen } from '@notegate/kit/http';
+import { closeServer, listen, reservePort } from '@notegate/kit/http';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import type { RunningAuthz } from '../../src/authz/authz-server.js';
 import { startAuthz } from '../../src/authz/authz-server.js';
@@ -12,7 +12,6 @@ import { fixedPolicy } from '../../src/policy/policy-source.js';
 import type { WorkloadApiClient } from '../../src/spiffe/workload-api/client.js';
 import type { Registrar } from './cleanups.js';
 import { CountingProxy } from './counting-proxy.js';
-import { freePort } from './notes-server-fixture.js';
 import { fastClient, startProvider, streamedBundles } from './provider-fixtures.js';
 import { openFolderEngine } from './test-engine.js';
 
@@ -81,7 +80,12 @@ export async function startAgentStack(registrar: Registrar, options: AgentStackO
   const bundles = streamedBundles(registrar, fastClient(registrar, provider.socketPath('authz')));
   await bundles.ready(5_000);
 
-  const [portA, portB, portC, portD] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const [portA, portB, portC, portD] = [
+    await reservePort(),
+    await reservePort(),
+    await reservePort(),
+    await reservePort(),
+  ];
   const resourceOf = (port: number) => `http://127.0.0.1:${port}/mcp`;
   const [resourceA, resourceB, resourceC] = [resourceOf(portA), resourceOf(portB), resourceOf(portC)];
   const spare = { resource: resourceOf(portD), port: portD };

@@ -2,9 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
-import { closeServer, listen } from '@notegate/kit/http';
+import { closeServer, listen, reservePort } from '@notegate/kit/http';
 import { AuditLog } from '../../src/audit/audit-log.js';
-import { reservePort } from '../../src/demo/free-port.js';
 import { createNotesServer, type NotesServer, type NotesServerConfig } from '../../src/mcp-server/notes-server.js';
 import { TestAccessTokenIssuer } from './access-token-issuer.js';
 import { ManualClock } from './manual-clock.js';
@@ -45,7 +44,7 @@ export type FixtureOptions = Partial<
 export async function startNotesServer(t: TestContext, options: FixtureOptions = {}): Promise<NotesServerFixture> {
   const clock = new ManualClock();
   const now = options.realClock ? Date.now : clock.now;
-  const port = await freePort();
+  const port = await reservePort();
   const endpoint = `http://127.0.0.1:${port}/mcp`;
   const issuer = await TestAccessTokenIssuer.start(endpoint, now);
   t.after(() => issuer.close());
@@ -85,9 +84,6 @@ export async function startNotesServer(t: TestContext, options: FixtureOptions =
     },
   };
 }
-
-/** A port that was free a moment ago (for servers whose URL must be known before they listen). */
-export const freePort = (): Promise<number> => reservePort();
 
 /** Headers of a well-formed 2025-11-25 POST. */
 export function mcpHeaders(token?: string, extra: Record<string, string> = {}): Record<string, string> {

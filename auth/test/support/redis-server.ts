@@ -2,10 +2,10 @@ import { type ChildProcess, spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { reservePort } from '@notegate/kit/http';
 import type { Registrar } from '@notegate/kit/testing';
 import { killGroups, spawnInGroup } from '@notegate/kit/testing';
 import type { RedisConnection } from '../../src/authz/replay/redis-replay-store.js';
-import { freePort } from './notes-server-fixture.js';
 
 const READY_TIMEOUT_MS = 10_000;
 
@@ -40,7 +40,7 @@ export interface RedisServer {
  * and removes the directory, also when the test fails or times out. `.ci/run` installs the package.
  */
 export async function startRedisServer(t: Registrar): Promise<RedisServer> {
-  const port = await freePort();
+  const port = await reservePort();
   const dir = await mkdtemp(join(tmpdir(), 'notegate-redis-'));
   // Nothing of redis lives there (no persistence): the cleanups may run in any order.
   t.after(() => rm(dir, { recursive: true, force: true }));

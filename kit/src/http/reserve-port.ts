@@ -1,9 +1,9 @@
 import { createServer } from 'node:net';
 
 /**
- * A loopback port that was free a moment ago. The servers' issuer and resource URLs carry their
- * port, so it must be known before they start (`--port 0` would bind a port the URL does not name);
- * another process may take it meanwhile, so callers retry on EADDRINUSE.
+ * A loopback port that was free a moment ago, for a server whose URL (an issuer, a resource) carries
+ * its port: it must be known before the server starts (`--port 0` would bind a port the URL does not
+ * name). Another process may take it meanwhile, so callers retry on EADDRINUSE.
  */
 export function reservePort(): Promise<number> {
   return new Promise((resolve, reject) => {
