@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { describe, it } from 'node:test';
 import { unwrapHelp, waitFor } from '@notegate/kit/testing';
+import { readAuditFile } from '../support/audit-file.js';
 import { POLICY_YAML, RESOURCE_A, tokenForm } from '../support/authz-fixtures.js';
 import { runNotegate, startNotegate } from '../support/cli-process.js';
 import { fastClient, startProvider, tempSocketDir } from '../support/provider-fixtures.js';
@@ -164,8 +165,7 @@ describe('notegate authz', () => {
       return res.status === 200 ? ((await res.json()) as Record<string, unknown>) : res.status === 503 && undefined;
     });
     assert.equal(token.scope, 'notes:read');
-    const lines = (await readFile(auditLog, 'utf8')).trimEnd().split('\n');
-    const allow = JSON.parse(lines.at(-1) ?? '{}') as Record<string, unknown>;
+    const allow = (await readAuditFile(auditLog)).at(-1) ?? {};
     assert.equal(allow.decision, 'allow');
     assert.equal(allow.resource, RESOURCE_A);
 

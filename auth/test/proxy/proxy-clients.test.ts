@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -11,6 +11,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as V1StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { type AgentStack, startAgentStack } from '../support/agent-stack.js';
+import { readAuditFile } from '../support/audit-file.js';
 import { Cleanups } from '../support/cleanups.js';
 import { MAIN } from '../support/cli-process.js';
 import { JWT_PATTERN, ProxyProcess } from '../support/proxy-process.js';
@@ -130,18 +131,15 @@ describe('notegate proxy under real MCP clients', () => {
     assert.equal(await proxy.exited, 0);
     assert.equal(stack.issuerProxy.requests - issuerRequests, 0, 'requests that reached the refused issuer');
     assert.equal(stack.provider.svidsMinted - minted, 0, 'SVIDs minted');
-    const lines = (await readFile(auditLog, 'utf8'))
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line));
+    const lines = await readAuditFile(auditLog);
     assert.ok(
       lines.some(
-        (line) => line.component === 'agent' && line.decision === 'deny' && /^issuer_refused/.test(line.reason),
+        (line) => line.component === 'agent' && line.decision === 'deny' && /^issuer_refused/.test(String(line.reason)),
       ),
     );
     assert.ok(
       lines.some(
-        (line) => line.component === 'proxy' && line.decision === 'deny' && /^issuer_refused/.test(line.reason),
+        (line) => line.component === 'proxy' && line.decision === 'deny' && /^issuer_refused/.test(String(line.reason)),
       ),
     );
   });

@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { reservePort, sendJson } from '@notegate/kit/http';
 import { waitFor } from '@notegate/kit/testing';
 import { type AgentStack, startAgentStack } from '../support/agent-stack.js';
+import { readAuditFile } from '../support/audit-file.js';
 import { Cleanups } from '../support/cleanups.js';
 import { JWT_PATTERN, ProxyProcess } from '../support/proxy-process.js';
 import { ScriptedServer } from '../support/scripted-server.js';
@@ -39,12 +40,7 @@ describe('notegate proxy faults', () => {
       '--timeout',
       String(options.timeoutS ?? 5),
     ]);
-    const auditLines = async () =>
-      (await readFile(auditLog, 'utf8').catch(() => ''))
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as Record<string, unknown>);
-    return { proxy, auditLines, auditLog };
+    return { proxy, auditLines: () => readAuditFile(auditLog), auditLog };
   }
 
   async function assertNoTokenAnywhere(proxy: ProxyProcess, auditLog: string): Promise<void> {

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { spawnNode, waitFor } from '@notegate/kit/testing';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import { readAuditFile } from './audit-file.js';
 import { POLICY_YAML, RESOURCE_A, tokenForm } from './authz-fixtures.js';
 import { MAIN, runNotegate } from './cli-process.js';
 import { mcpHeaders, rpc } from './notes-server-fixture.js';
@@ -82,11 +83,7 @@ export async function startReplicaStack(
       const replica: Replica = {
         ...running,
         auditLog,
-        audit: async () =>
-          (await readFile(auditLog, 'utf8'))
-            .split('\n')
-            .filter(Boolean)
-            .map((line) => JSON.parse(line) as Record<string, unknown>),
+        audit: () => readAuditFile(auditLog),
         token: (assertion) => fetch(new URL('/token', running.url), { method: 'POST', body: tokenForm(assertion) }),
       };
       // The store connects in the background: wait until it did, so that tests start from a working service.
