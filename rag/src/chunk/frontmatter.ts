@@ -1,3 +1,4 @@
+import { isRecord } from '@notegate/kit';
 import { parse } from 'yaml';
 
 export interface Frontmatter {
@@ -33,7 +34,7 @@ export function parseFrontmatter(lines: readonly string[]): Frontmatter {
 function safeParse(yaml: string): Record<string, unknown> {
   try {
     const value: unknown = parse(yaml);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? { ...value } : {};
+    return isRecord(value) ? { ...value } : {};
   } catch {
     return {};
   }

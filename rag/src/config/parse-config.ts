@@ -1,3 +1,4 @@
+import { isRecord } from '@notegate/kit';
 import { DEFAULT_MODEL_ID, findModel, type ModelSpec, modelWhitelist } from './models.js';
 
 /** docs/retrieval.md#config: vault ids. */
@@ -89,8 +90,4 @@ function nonEmptyString(value: unknown, at: string, problems: string[]): string 
   if (typeof value === 'string' && value.trim() !== '') return value;
   problems.push(`${at}: must be a non-empty string`);
   return undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
