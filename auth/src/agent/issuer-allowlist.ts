@@ -90,7 +90,10 @@ export class IssuerAllowlist {
     return result.ok && this.#normalized.has(result.value);
   }
 
-  /** Spec step 2: the FIRST advertised issuer on the allowlist, in the order the metadata lists them. */
+  /**
+   * docs/protocol.md#agent-notegate-agent, step 2: the FIRST advertised issuer on the allowlist, in the order
+   * the metadata lists them.
+   */
   firstTrusted(advertised: readonly string[]): string | undefined {
     return advertised.find((issuer) => this.isTrusted(issuer));
   }

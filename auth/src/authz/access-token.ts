@@ -2,7 +2,7 @@ import { CompactSign } from 'jose';
 import { randomHex } from '../shared/random-hex.js';
 import type { AccessTokenSigningKey } from './signing/signing-key.js';
 
-/** Spec "Limits": access token lifetime 300 s, fixed. */
+/** docs/protocol.md#limits: access token lifetime 300 s, fixed. */
 export const ACCESS_TOKEN_LIFETIME_S = 300;
 
 /** 128 random bits: unguessable and unique for all practical purposes. */

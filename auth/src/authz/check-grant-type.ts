@@ -5,9 +5,9 @@ import { valuesOtherThan } from './token-request.js';
 export const CLIENT_CREDENTIALS = 'client_credentials';
 
 /**
- * Spec row "grant_type is client_credentials" → 400 unsupported_grant_type. It runs before the
- * repeated-parameter row, so it judges every value sent: one unsupported value fails here, while
- * `client_credentials` sent twice passes here and is refused as repeated.
+ * docs/protocol.md#client-authentication, check 1 ("grant_type is client_credentials") → 400
+ * unsupported_grant_type. It runs before the repeated-parameter row, so it judges every value sent: one
+ * unsupported value fails here, while `client_credentials` sent twice passes here and is refused as repeated.
  */
 export function checkGrantType(form: FormParameters): void {
   const problem = valuesOtherThan(form, 'grant_type', CLIENT_CREDENTIALS);

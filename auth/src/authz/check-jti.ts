@@ -1,10 +1,13 @@
 import { tokenError } from '../errors/token-endpoint-errors.js';
 import { quoted } from './audit-detail.js';
 
-/** Spec "Limits": jti length 1 to 256 characters. */
+/** docs/protocol.md#limits: jti length 1 to 256 characters. */
 export const MAX_JTI_CHARS = 256;
 
-/** Spec row "jti, if present, is a string of 1 to 256 characters" → 401 invalid_client. */
+/**
+ * docs/protocol.md#client-authentication, check 11 ("jti, if present, is a string of 1 to 256 characters") →
+ * 401 invalid_client.
+ */
 export function checkJti(claims: Record<string, unknown>): string | undefined {
   const { jti } = claims;
   if (jti === undefined) return undefined;

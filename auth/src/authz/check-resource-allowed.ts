@@ -9,7 +9,10 @@ export interface AllowedResource {
   readonly scopes: ReadonlySet<string>;
 }
 
-/** Spec row "Resource allowed for that SPIFFE ID" → 400 invalid_target (exact, after one trailing slash is removed). */
+/**
+ * docs/protocol.md#client-authentication, check 16 ("Resource allowed for that SPIFFE ID") → 400
+ * invalid_target (exact, after one trailing slash is removed).
+ */
 export function checkResourceAllowed(grant: ClientGrant, resource: string): AllowedResource {
   const scopes = grant.scopesFor(resource);
   if (scopes === undefined) {

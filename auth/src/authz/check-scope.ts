@@ -3,9 +3,10 @@ import { formatScope, parseScopeParameter } from '../oauth/scope.js';
 import { quoted } from './audit-detail.js';
 
 /**
- * Spec row "scope present, well formed, subset of grant" → 400 invalid_scope. There is no default
- * scope (RFC 6749 §3.3 lets a server pick one; docs/protocol.md#token-request does not). Returns the granted scope as the
- * token carries it: sorted, single spaces.
+ * docs/protocol.md#client-authentication, check 17 ("scope present, well formed, subset of grant") → 400
+ * invalid_scope. There is no default scope (RFC 6749 §3.3 lets a server pick one;
+ * docs/protocol.md#token-request does not). Returns the granted scope as the token carries it: sorted, single
+ * spaces.
  */
 export function checkScope(scope: string | undefined, allowed: ReadonlySet<string>): string {
   if (scope === undefined) throw tokenError('ERR_SCOPE_MISSING', 'no scope parameter');

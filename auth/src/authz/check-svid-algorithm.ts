@@ -13,9 +13,9 @@ export interface UnverifiedSvid {
 }
 
 /**
- * Spec row "SVID alg in the allowed list" → 401 invalid_client. The assertion has to be there and
- * be a bounded, well-formed JWS first (decodeSvid); then the header: the algorithm allowlist, typ
- * JWT or JOSE, no other parameters (no jku, x5u, jwk, crit), a kid.
+ * docs/protocol.md#client-authentication, check 5 ("SVID alg in the allowed list") → 401 invalid_client. The
+ * assertion has to be there and be a bounded, well-formed JWS first (decodeSvid); then the header: the
+ * algorithm allowlist, typ JWT or JOSE, no other parameters (no jku, x5u, jwk, crit), a kid.
  */
 export function checkSvidAlgorithm(request: TokenRequest): UnverifiedSvid {
   const token = request.clientAssertion;

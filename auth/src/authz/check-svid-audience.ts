@@ -2,9 +2,10 @@ import { tokenError } from '../errors/token-endpoint-errors.js';
 import { quoted } from './audit-detail.js';
 
 /**
- * Spec row "aud is the issuer and nothing else" → 401 invalid_client. draft-ietf-oauth-spiffe-client-auth
- * §3.1 (via rfc7523bis): the issuer identifier is the sole audience, compared exactly; a one-element
- * array counts as the same thing (SPIRE always sends an array).
+ * docs/protocol.md#client-authentication, check 9 ("aud is the issuer and nothing else") → 401
+ * invalid_client. draft-ietf-oauth-spiffe-client-auth §3.1 (via rfc7523bis): the issuer identifier is the
+ * sole audience, compared exactly; a one-element array counts as the same thing (SPIRE always sends an
+ * array).
  */
 export function checkSvidAudience(claims: Record<string, unknown>, issuer: string): void {
   const { aud } = claims;

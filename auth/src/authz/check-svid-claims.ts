@@ -4,7 +4,7 @@ import { DEFAULT_SVID_LEEWAY_S } from '../spiffe/svid/verify-jwt-svid.js';
 import { quoted } from './audit-detail.js';
 import { svidRefusal } from './svid-refusal.js';
 
-/** Spec "Limits": clock leeway on exp. */
+/** docs/protocol.md#limits: clock leeway on exp. */
 export const SVID_LEEWAY_S = DEFAULT_SVID_LEEWAY_S;
 
 export interface SvidTimes {
@@ -16,9 +16,9 @@ const REQUIRED_CLAIMS = ['sub', 'aud', 'exp', 'iat'] as const;
 const REQUIRED_CLAIMS_WITH_JTI = [...REQUIRED_CLAIMS, 'jti'] as const;
 
 /**
- * Spec row "sub, aud, exp, iat present (plus jti in reject mode); exp not past (30 s leeway)" →
- * 401 invalid_client. exp and iat must be numbers (RFC 7519 NumericDate). An nbf, which JWT-SVIDs
- * do not use, is still honoured when present (RFC 7519 §4.1.5), with the same leeway.
+ * docs/protocol.md#client-authentication, check 8 ("sub, aud, exp, iat present (plus jti in reject mode); exp
+ * not past (30 s leeway)") → 401 invalid_client. exp and iat must be numbers (RFC 7519 NumericDate). An nbf,
+ * which JWT-SVIDs do not use, is still honoured when present (RFC 7519 §4.1.5), with the same leeway.
  */
 export function checkSvidClaims(
   claims: Record<string, unknown>,

@@ -2,12 +2,13 @@ import { tokenError } from '../errors/token-endpoint-errors.js';
 import type { SvidTimes } from './check-svid-claims.js';
 import { SVID_LEEWAY_S } from './check-svid-claims.js';
 
-/** Spec "Limits": default of --max-svid-lifetime; SPIRE's default JWT-SVID TTL, so equality is accepted. */
+/** docs/protocol.md#limits: default of --max-svid-lifetime; SPIRE's default JWT-SVID TTL, so equality is accepted. */
 export const DEFAULT_MAX_SVID_LIFETIME_S = 300;
 
 /**
- * Spec row "exp minus iat at most 300 s" → 401 invalid_client. An iat in the future (beyond the
- * leeway) is refused too: it would let an SVID stay usable for longer than the bound from now.
+ * docs/protocol.md#client-authentication, check 10 ("exp minus iat at most 300 s") → 401 invalid_client. An
+ * iat in the future (beyond the leeway) is refused too: it would let an SVID stay usable for longer than the
+ * bound from now.
  */
 export function checkSvidLifetime(times: SvidTimes, nowS: number, maxLifetimeS: number): void {
   const lifetimeS = times.exp - times.iat;

@@ -5,10 +5,10 @@ import type { UnverifiedSvid } from './check-svid-algorithm.js';
 import { svidRefusal } from './svid-refusal.js';
 
 /**
- * Spec row "Signature verifies against the identity provider JWT bundle, key chosen by kid" → 401
- * invalid_client; and row "Trust bundle fetch fails" → 503 temporarily_unavailable, the reason in
- * the audit only. The lookup is synchronous (keys imported when the bundle arrived), so a stalled
- * bundle source answers "unavailable" at once instead of holding the request.
+ * docs/protocol.md#client-authentication, check 7 ("Signature verifies against the identity provider JWT
+ * bundle, key chosen by kid") → 401 invalid_client; and, with no JWT bundle available (the same table), → 503
+ * temporarily_unavailable, the reason in the audit only. The lookup is synchronous (keys imported when the
+ * bundle arrived), so a stalled bundle source answers "unavailable" at once instead of holding the request.
  */
 export async function checkSvidSignature(
   svid: UnverifiedSvid,

@@ -3,8 +3,8 @@ import { svidSubject } from '../spiffe/svid/subject.js';
 import { svidRefusal } from './svid-refusal.js';
 
 /**
- * Spec row "sub is a valid SPIFFE ID in the policy trust domain" → 401 invalid_client. Checked
- * before the signature so no key of another trust domain is ever looked up.
+ * docs/protocol.md#client-authentication, check 6 ("sub is a valid SPIFFE ID in the policy trust domain") →
+ * 401 invalid_client. Checked before the signature so no key of another trust domain is ever looked up.
  */
 export function checkSvidSubject(claims: Record<string, unknown>, trustDomain: string): SvidSubject {
   try {

@@ -3,7 +3,7 @@ import { isJsonContentType } from '@modelcontextprotocol/server';
 import { requestError } from '../../errors/mcp-request-errors.js';
 import { clip } from '../../shared/clip.js';
 
-/** Spec limit: a request body is at most 1 MiB. */
+/** docs/protocol.md#limits: a request body is at most 1 MiB. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /**
