@@ -11,8 +11,6 @@ export interface ProtectedResourceMetadata {
   readonly resource: string;
   readonly authorizationServers: readonly string[];
   readonly scopesSupported: readonly string[] | undefined;
-  /** Where the document was read. */
-  readonly metadataUrl: string;
 }
 
 const STEP = 'protected_resource_metadata';
@@ -50,7 +48,6 @@ export async function readProtectedResourceMetadata(
     resource: advertised,
     authorizationServers,
     scopesSupported: document.optionalStrings('scopes_supported'),
-    metadataUrl: url.href,
   };
 }
 

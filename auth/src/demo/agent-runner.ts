@@ -45,7 +45,6 @@ export async function runAgent(
   clearTimeout(limit);
   if (signal.aborted) throw new DemoInterrupted();
   return {
-    caller: request.caller,
     args,
     code,
     stdout: child.output.stdout,

@@ -22,8 +22,6 @@ export interface DemoVaults {
   readonly configFile: string;
   /** `intfloat/multilingual-e5-small` (hybrid search) when its files are in the model cache, else `none`. */
   readonly modelId: string;
-  /** The folder a notes server writes its notes into (vault id = the server's name). */
-  notesFolder(server: string): string;
 }
 
 /**
@@ -59,5 +57,5 @@ export async function prepareDemoVaults(dir: string, servers: readonly string[])
     modelCacheDir: environment.modelCacheDir,
     download: noDownloads(environment.modelHubUrl),
   });
-  return { configFile, modelId, notesFolder };
+  return { configFile, modelId };
 }

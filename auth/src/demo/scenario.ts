@@ -4,8 +4,6 @@ import type { NotesServerInfo } from './deployment.js';
 
 /** One `notegate agent` process the demo ran, and how it ended. */
 export interface AgentRun {
-  /** Whose Workload API socket it used. */
-  readonly caller: WorkloadName;
   /** Its full command line after `notegate`. */
   readonly args: readonly string[];
   /** Exit code, or the signal that ended it. */

@@ -58,7 +58,6 @@ export interface NotesServerConfig {
 
 export interface NotesServer {
   readonly server: Server;
-  readonly engine: NotesEngine;
   readonly dispatcher: SdkDispatcher;
   close(): Promise<void>;
 }
@@ -123,7 +122,6 @@ export async function createNotesServer(config: NotesServerConfig): Promise<Note
   const server = createBoundedServer(handler, { limits: config.limits, busyBody: BUSY_BODY });
   return {
     server,
-    engine,
     dispatcher,
     close: async () => {
       await dispatcher.close();

@@ -25,7 +25,6 @@ function result(pass: boolean): ScenarioResult {
         {
           title: 'agent → notes-a',
           run: {
-            caller: 'agent',
             args: ['agent', '--arguments', '{"q":"it\'s"}'],
             code: 0,
             stdout: '{"a":1}\n',

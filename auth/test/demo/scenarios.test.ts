@@ -48,11 +48,10 @@ async function outcomeOf(scenario: Scenario, script: Script, options: Partial<Om
   const context: ScenarioContext = {
     deployment: options.deployment ?? deployment(),
     auditSoFar: options.auditSoFar ?? (async () => []),
-    agent: async (caller, resource, args = []): Promise<AgentRun> => {
+    agent: async (_caller, resource, args = []): Promise<AgentRun> => {
       const tool = args[args.indexOf('--tool') + 1];
       const answer = script[args.includes('--tool') && tool ? tool : 'list'] ?? { code: 99 };
       return {
-        caller,
         args: ['agent', '--resource', resource, ...args],
         code: answer.code,
         stdout: (answer.stdout ?? []).map((line) => `${JSON.stringify(line)}\n`).join(''),
