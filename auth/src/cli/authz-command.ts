@@ -1,5 +1,5 @@
 import { errorMessage } from '@notegate/kit';
-import type { Command, CommandIo, ParsedOptions } from '@notegate/kit/cli';
+import type { Command, ParsedOptions } from '@notegate/kit/cli';
 import {
   EXIT,
   listenAddressOf,
@@ -107,7 +107,7 @@ const options = {
   ...serverLimitOptions,
 } as const;
 
-export function authzCommand(io: CommandIo = processIo): Command<typeof options> {
+export function authzCommand(): Command<typeof options> {
   return {
     name: 'notegate authz',
     usage: 'notegate authz --issuer URL --policy FILE [--jwt-bundle FILE | --workload-api ADDR] [options]',
@@ -119,7 +119,7 @@ export function authzCommand(io: CommandIo = processIo): Command<typeof options>
     options,
     async run({ options: values }) {
       const flags = parseFlags(values);
-      const log = (message: string) => io.stderr(`authz: ${message}\n`);
+      const log = (message: string) => processIo.stderr(`authz: ${message}\n`);
       const metrics = new AuthzMetrics();
       const closers: Array<() => unknown> = [];
       const closeAll = async () => {
@@ -129,7 +129,7 @@ export function authzCommand(io: CommandIo = processIo): Command<typeof options>
         const authz = await openService(flags, values, { log, metrics, closers });
         // Handlers first: a supervisor may send SIGTERM as soon as it reads the line.
         const stopped = untilShutdown(closeAll);
-        io.stdout(`listening on ${authz.url.href.replace(/\/$/, '')}\n`);
+        processIo.stdout(`listening on ${authz.url.href.replace(/\/$/, '')}\n`);
         await stopped;
         return EXIT.ok;
       } catch (err) {

@@ -1,5 +1,5 @@
 import { errorMessage } from '@notegate/kit';
-import type { Command, CommandIo, ParsedOptions } from '@notegate/kit/cli';
+import type { Command, ParsedOptions } from '@notegate/kit/cli';
 import { EXIT, processIo, UsageError } from '@notegate/kit/cli';
 import type { KeyFileChange } from '../authz/signing/key-file-maintenance.js';
 import { changeKeyFile } from '../authz/signing/key-file-maintenance.js';
@@ -32,7 +32,7 @@ const options = {
   },
 } as const;
 
-export function authzKeygenCommand(io: CommandIo = processIo): Command<typeof options> {
+export function authzKeygenCommand(): Command<typeof options> {
   return {
     name: 'notegate authz keygen',
     usage: 'notegate authz keygen --out FILE [--add | --promote KID | --remove KID] [--kid KID]',
@@ -46,8 +46,8 @@ export function authzKeygenCommand(io: CommandIo = processIo): Command<typeof op
       const outcome = await changeKeyFile(values.out, change).catch((err: unknown) => {
         throw new UsageError(`--out ${values.out}: ${errorMessage(err)}`);
       });
-      if (outcome.newKid !== undefined) io.stdout(`${outcome.newKid}\n`);
-      io.stderr(`wrote ${values.out}: ${outcome.kids[0]} signs; keys published: ${outcome.kids.join(', ')}\n`);
+      if (outcome.newKid !== undefined) processIo.stdout(`${outcome.newKid}\n`);
+      processIo.stderr(`wrote ${values.out}: ${outcome.kids[0]} signs; keys published: ${outcome.kids.join(', ')}\n`);
       return EXIT.ok;
     },
   };

@@ -1,4 +1,4 @@
-import type { Command, CommandIo } from '@notegate/kit/cli';
+import type { Command } from '@notegate/kit/cli';
 import { processIo } from '@notegate/kit/cli';
 import { runDemo, SCENARIOS } from '../demo/run-demo.js';
 import { reportWidth, terminalStyle, wantsColour } from '../demo/style.js';
@@ -22,7 +22,7 @@ const options = {
   },
 } as const;
 
-export function demoCommand(io: CommandIo = processIo): Command<typeof options> {
+export function demoCommand(): Command<typeof options> {
   return {
     name: 'notegate demo',
     usage: 'notegate demo [--keep-running] [--verbose] [--no-color]',
@@ -48,7 +48,7 @@ export function demoCommand(io: CommandIo = processIo): Command<typeof options> 
           width: reportWidth(isTty ? process.stdout.columns : undefined),
           verbose: values.verbose,
         };
-        return await runDemo({ keepRunning: values['keep-running'], layout }, io, stop.signal);
+        return await runDemo({ keepRunning: values['keep-running'], layout }, processIo, stop.signal);
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);

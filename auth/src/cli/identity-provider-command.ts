@@ -1,4 +1,4 @@
-import type { Command, CommandIo } from '@notegate/kit/cli';
+import type { Command } from '@notegate/kit/cli';
 import { EXIT, parseChoice, parseInteger, processIo, untilShutdown } from '@notegate/kit/cli';
 import { DEFAULT_SVID_TTL_S, DevelopmentIdentityProvider } from '../identity-provider/identity-provider.js';
 import { KEY_TYPES } from '../identity-provider/key-ring.js';
@@ -41,7 +41,7 @@ const options = {
   },
 } as const;
 
-export function identityProviderCommand(io: CommandIo = processIo): Command<typeof options> {
+export function identityProviderCommand(): Command<typeof options> {
   return {
     name: 'notegate identity-provider',
     usage: 'notegate identity-provider --workloads FILE --socket-dir DIR [options]',
@@ -55,14 +55,14 @@ export function identityProviderCommand(io: CommandIo = processIo): Command<type
       const svidTtlS = parseInteger('--svid-ttl', values['svid-ttl'], 1, MAX_SVID_TTL_S);
       const keyType = parseChoice('--key-type', values['key-type'], KEY_TYPES);
       const config = await loadWorkloadsFile(values.workloads);
-      const log = (message: string) => io.stderr(`identity-provider: ${message}\n`);
+      const log = (message: string) => processIo.stderr(`identity-provider: ${message}\n`);
       const provider = await DevelopmentIdentityProvider.start({
         config,
         socketDir: values['socket-dir'],
         svidTtlS,
         keyType,
         onEvent: log,
-        ...(values['log-svids'] && { onSvidMinted: (minted) => io.stderr(`${formatSvidLogLine(minted)}\n`) }),
+        ...(values['log-svids'] && { onSvidMinted: (minted) => processIo.stderr(`${formatSvidLogLine(minted)}\n`) }),
       });
       const rotate = () => {
         provider.rotate().catch((err: unknown) => log(`rotation failed: ${String(err)}`));
@@ -73,7 +73,7 @@ export function identityProviderCommand(io: CommandIo = processIo): Command<type
         process.off('SIGHUP', rotate);
         await provider.stop();
       });
-      io.stdout(`listening on unix://${provider.socketDir}\n`);
+      processIo.stdout(`listening on unix://${provider.socketDir}\n`);
       await stopped;
       return EXIT.ok;
     },

@@ -38,11 +38,10 @@ export class ChildProcesses {
   readonly #running = new Map<ChildProcess, RunningChild>();
 
   /** Starts `notegate <args>` with its stdout/stderr collected. */
-  start(name: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): RunningChild {
+  start(name: string, args: readonly string[]): RunningChild {
     const child = spawn(process.execPath, [NOTEGATE_MAIN, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
-      env,
     });
     const pid = child.pid;
     if (pid === undefined) throw new Error(`cannot start ${name}: no process id`);
@@ -90,8 +89,8 @@ export class ChildProcesses {
 
   /** Process ids still running (for the exit-time safety net and for tests). */
   /** SIGTERM to every group (servers remove their sockets), then SIGKILL to those still up after the grace. */
-  stopAll(graceMs = STOP_GRACE_MS): Promise<void> {
-    return this.stop([...this.#running.values()], graceMs);
+  stopAll(): Promise<void> {
+    return this.stop([...this.#running.values()]);
   }
 
   /** The same for some of them. */

@@ -9,11 +9,11 @@ export interface RawReply {
 }
 
 /**
- * A slow-loris client: sends the head of a POST that announces `bodyBytes` and then one byte every
- * 20 ms, never finishing. Resolves once the server has closed the connection, with what it answered.
+ * A slow-loris client: sends the head of a POST that announces a 1,000-byte body and then one byte
+ * every 20 ms, never finishing. Resolves once the server has closed the connection, with what it answered.
  */
-export function dripBody(base: URL, path: string, bodyBytes = 1_000): Promise<RawReply> {
-  return drip(base, `POST ${path} HTTP/1.1\r\nHost: ${base.host}\r\nContent-Length: ${bodyBytes}\r\n\r\n`, 'a');
+export function dripBody(base: URL, path: string): Promise<RawReply> {
+  return drip(base, `POST ${path} HTTP/1.1\r\nHost: ${base.host}\r\nContent-Length: 1000\r\n\r\n`, 'a');
 }
 
 /** A slow-loris client that never finishes its headers: one more header line every 20 ms. */

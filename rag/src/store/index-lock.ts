@@ -12,10 +12,11 @@ export interface IndexLock {
  * file (`<index>.lock`) held for the whole run. The operating system drops it
  * when the process dies, so a crashed run never leaves a stale lock behind.
  */
-export function acquireIndexLock(indexPath: string, waitMs = 0): IndexLock {
+export function acquireIndexLock(indexPath: string): IndexLock {
   const lockPath = `${indexPath}.lock`;
   preparePrivateFile(lockPath);
-  const db = new Database(lockPath, { timeout: waitMs });
+  // No waiting: a second run is refused at once (ERR_INDEX_BUSY).
+  const db = new Database(lockPath, { timeout: 0 });
   try {
     db.exec('BEGIN EXCLUSIVE');
   } catch (err) {
