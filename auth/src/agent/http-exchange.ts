@@ -73,7 +73,7 @@ function causeOf(err: unknown): string {
 }
 
 /** RFC 8414 §3.2, RFC 9728 §3.2, RFC 6749 §5.1: the documents are application/json. */
-export function isJsonResponse(headers: Headers): boolean {
+function isJsonResponse(headers: Headers): boolean {
   const type = (headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 }

@@ -60,7 +60,7 @@ const FIXED_FIELDS: ReadonlySet<string> = new Set([
 ]);
 
 /** Built field by field (no intermediate entry arrays): this runs once per token request. */
-export function formatAuditLine(event: AuditEvent, nowMs: number): string {
+function formatAuditLine(event: AuditEvent, nowMs: number): string {
   const line: Record<string, unknown> = {
     timestamp: new Date(nowMs).toISOString(),
     component: event.component,
@@ -81,7 +81,7 @@ export function unverifiedSpiffeId(sub: unknown): string | null {
   return typeof sub === 'string' && sub.length > 0 ? `unverified:${clip(sub)}` : null;
 }
 
-export function stderrSink(): AuditSink {
+function stderrSink(): AuditSink {
   return (line) => {
     process.stderr.write(line);
   };

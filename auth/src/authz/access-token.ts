@@ -6,7 +6,7 @@ import type { AccessTokenSigningKey } from './signing/signing-key.js';
 export const ACCESS_TOKEN_LIFETIME_S = 300;
 
 /** 128 random bits: unguessable and unique for all practical purposes. */
-export const ACCESS_TOKEN_JTI_BYTES = 16;
+const ACCESS_TOKEN_JTI_BYTES = 16;
 
 /** The access token claims (RFC 9068 §2.2), in the order of docs/protocol.md#access-token. */
 export interface AccessTokenClaims {

@@ -23,7 +23,7 @@ import { TokenEndpoint } from './token-endpoint.js';
 import type { TokenResponse } from './token-response.js';
 
 /** docs/protocol.md#token-request: a body over 64 KiB gets 413 invalid_request. */
-export const TOKEN_BODY_LIMIT_BYTES = 64 * 1024;
+const TOKEN_BODY_LIMIT_BYTES = 64 * 1024;
 
 export interface AuthzOptions extends Omit<TokenEndpointOptions, 'signingKeys' | 'replayStore'> {
   readonly host: string;

@@ -2,7 +2,7 @@ import { tokenError } from '../errors/token-endpoint-errors.js';
 import type { FormParameters } from './token-request.js';
 import { valuesOtherThan } from './token-request.js';
 
-export const CLIENT_CREDENTIALS = 'client_credentials';
+const CLIENT_CREDENTIALS = 'client_credentials';
 
 /**
  * docs/protocol.md#client-authentication, check 1 ("grant_type is client_credentials") → 400

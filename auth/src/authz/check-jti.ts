@@ -2,7 +2,7 @@ import { tokenError } from '../errors/token-endpoint-errors.js';
 import { quoted } from './audit-detail.js';
 
 /** docs/protocol.md#limits: jti length 1 to 256 characters. */
-export const MAX_JTI_CHARS = 256;
+const MAX_JTI_CHARS = 256;
 
 /**
  * docs/protocol.md#client-authentication, check 11 ("jti, if present, is a string of 1 to 256 characters") →

@@ -14,7 +14,7 @@ import {
 } from './token-options.js';
 
 /** Ours: replace the token once two minutes (of the five of docs/protocol.md#access-token) are left; retries then have two minutes. */
-export const WRAPPER_REFRESH_MARGIN_MS = 120_000;
+const WRAPPER_REFRESH_MARGIN_MS = 120_000;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const MAX_GRACE_PERIOD_S = 3_600;
 

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /** The `notegate` entry point the demo starts its processes from (the same build as the demo itself). */
-export const NOTEGATE_MAIN = fileURLToPath(new URL('../cli/main.js', import.meta.url));
+const NOTEGATE_MAIN = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 
 /** Ours: how much of each child's stdout/stderr is kept (the tail), so a long --keep-running stays bounded. */
 const KEPT_OUTPUT_CHARS = 256 * 1024;

@@ -4,10 +4,10 @@ import { stringify } from 'yaml';
 export const TRUST_DOMAIN = 'example.org';
 export const AGENT_ID = `spiffe://${TRUST_DOMAIN}/agent`;
 export const READER_ID = `spiffe://${TRUST_DOMAIN}/reader`;
-export const AUTHZ_ID = `spiffe://${TRUST_DOMAIN}/authz`;
+const AUTHZ_ID = `spiffe://${TRUST_DOMAIN}/authz`;
 
 /** Workload name → SPIFFE ID; the name is also the socket's file name (`<name>.sock`). */
-export const WORKLOADS = { agent: AGENT_ID, reader: READER_ID, authz: AUTHZ_ID } as const;
+const WORKLOADS = { agent: AGENT_ID, reader: READER_ID, authz: AUTHZ_ID } as const;
 export type WorkloadName = keyof typeof WORKLOADS;
 
 /** `--workloads FILE` of `notegate identity-provider`. */

@@ -1,5 +1,5 @@
 /** A POSIX shell word for `value`: as is when it holds only safe characters, else single-quoted. */
-export function shellWord(value: string): string {
+function shellWord(value: string): string {
   if (/^[A-Za-z0-9_/:.,=@%+-]+$/.test(value)) return value;
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }

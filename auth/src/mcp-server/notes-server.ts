@@ -24,7 +24,7 @@ import { KeySetCache } from './keys/key-set-cache.js';
 import { notesTools } from './tools/notes-tools.js';
 import { ToolCatalog, type ToolRegistration } from './tools/tool-catalog.js';
 
-export const NOTES_SERVER_VERSION = '0.1.0';
+const NOTES_SERVER_VERSION = '0.1.0';
 
 /** Over the connection cap (docs/protocol.md#limits): not a decision about the caller, so not audited. */
 const BUSY_BODY = { error: 'temporarily_unavailable', error_description: 'The server is busy; retry later' };

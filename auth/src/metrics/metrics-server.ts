@@ -2,7 +2,7 @@ import type { Handler, RouteTable } from '@notegate/kit/http';
 import { closeServer, createBoundedServer, listen, matchRoute, sendJson } from '@notegate/kit/http';
 import type { Registry } from 'prom-client';
 
-export const METRICS_PATH = '/metrics';
+const METRICS_PATH = '/metrics';
 /** docs/protocol.md#metrics: the metrics listener is on loopback unless asked otherwise. */
 export const DEFAULT_METRICS_HOST = '127.0.0.1';
 

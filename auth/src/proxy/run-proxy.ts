@@ -15,7 +15,7 @@ import { Upstream } from './upstream.js';
 /** Ours: replace the token once a minute of it is left; requests go on using it until shortly before expiry. */
 export const PROXY_REFRESH_MARGIN_MS = 60_000;
 /** Ours: after stdin closes, requests in flight get this long to be answered; the proxy is gone within 5 s. */
-export const STDIN_CLOSED_GRACE_MS = 3_000;
+const STDIN_CLOSED_GRACE_MS = 3_000;
 
 export interface ProxyConfig {
   readonly resource: string;

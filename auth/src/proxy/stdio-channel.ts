@@ -5,7 +5,7 @@ import { invalidRequest, readClientLine } from './client-line.js';
 import { LineSplitter } from './line-splitter.js';
 
 /** The SDK's stdio transports accept messages up to this size; so does the proxy. */
-export const MAX_MESSAGE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
+const MAX_MESSAGE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
 
 /** Why the stdio side stopped: the client closed stdin, or stdout can no longer be written. */
 export type ChannelEnd = 'input_closed' | 'output_failed';

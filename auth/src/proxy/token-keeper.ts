@@ -4,7 +4,7 @@ import { backoffDelayMs } from '../shared/backoff.js';
 import type { Clock } from '../shared/clock.js';
 
 /** Ours: a token is not sent with less than this left (or a quarter of its life, if shorter). */
-export const SEND_MARGIN_MS = 5_000;
+const SEND_MARGIN_MS = 5_000;
 
 export interface TokenKeeperOptions {
   /** One run of the discovery chain (docs/protocol.md#agent-notegate-agent, steps 1–5). */

@@ -20,7 +20,7 @@ export interface WatchedFileOptions {
   readonly onWatchError?: (message: string) => void;
 }
 
-export const DEFAULT_POLL_INTERVAL_MS = 1_000;
+const DEFAULT_POLL_INTERVAL_MS = 1_000;
 /**
  * A watch event is followed by a read only after this quiet time: a file written in place is
  * truncated first and filled after, and reading between the two would see it empty.

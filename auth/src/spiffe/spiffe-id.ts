@@ -7,9 +7,9 @@
 
 const SCHEME_PREFIX = 'spiffe://';
 /** Ours: SPIFFE-ID §2.3 only says "MUST support up to 2048 bytes"; we refuse longer input to bound work. */
-export const MAX_SPIFFE_ID_BYTES = 2048;
+const MAX_SPIFFE_ID_BYTES = 2048;
 /** SPIFFE-ID §2.3: the trust domain is an RFC 3986 host, at most 255 bytes. */
-export const MAX_TRUST_DOMAIN_BYTES = 255;
+const MAX_TRUST_DOMAIN_BYTES = 255;
 
 export type SpiffeIdRule =
   | 'empty'

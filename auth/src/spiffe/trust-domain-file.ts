@@ -20,7 +20,7 @@ export async function readConfigText(flag: string, path: string): Promise<string
  * Parses YAML text whose top level must be a mapping. The `yaml` library already refuses duplicate
  * keys; its first error is reported with its own message (which carries line and column).
  */
-export function parseYamlMapping(text: string, expected: string, fail: ConfigFail): Record<string, unknown> {
+function parseYamlMapping(text: string, expected: string, fail: ConfigFail): Record<string, unknown> {
   const document = parseDocument(text);
   const [syntaxError] = document.errors;
   if (syntaxError) throw fail('YAML', syntaxError.message.split('\n')[0] ?? 'syntax error');

@@ -12,7 +12,7 @@ import { systemTimers } from './timers.js';
 import { TokenFile } from './token-file.js';
 
 /** The signals the wrapper forwards to the child (and which stop it before the child exists). */
-export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 /** Where signals come from: the process, or an emitter in tests. */
 export interface SignalSource {

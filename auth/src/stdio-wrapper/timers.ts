@@ -5,7 +5,7 @@ export interface Timers {
 }
 
 /** setTimeout's largest delay (2^31 - 1 ms, about 24.8 days); longer ones would fire at once. */
-export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
 
 export const systemTimers: Timers = {
   schedule(callback, delayMs) {

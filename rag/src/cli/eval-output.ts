@@ -2,7 +2,7 @@ import { NO_MODEL } from '../config/models.js';
 import type { EvalReport } from '../eval/run-eval.js';
 
 /** The warnings a report carries: weights that are not the official release make dense numbers meaningless. */
-export function reportWarnings(report: EvalReport): string[] {
+function reportWarnings(report: EvalReport): string[] {
   const { weights } = report;
   if (!weights || weights.verified) return [];
   const vectorModes = report.modes.filter((m) => m.mode !== 'lexical').map((m) => m.mode);

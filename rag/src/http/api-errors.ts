@@ -3,7 +3,7 @@
  * server failures a fixed message (the detail goes to the server log only).
  * Body on the wire: `{ "error": code, "message": text }` (docs/retrieval.md#post-search).
  */
-export const API_ERRORS = {
+const API_ERRORS = {
   invalid_json: { status: 400, message: 'the request body must be a JSON object' },
   unknown_field: { status: 400, message: 'unknown field' },
   invalid_field: { status: 400, message: 'invalid field' },

@@ -21,7 +21,7 @@ import { allowedHostnames, screenRequest } from './request-screen.js';
 import { parseSearchRequest } from './search-request.js';
 
 /** docs/retrieval.md#post-search: request bodies over 64 KiB get 413. */
-export const BODY_LIMIT_BYTES = 64 * 1024;
+const BODY_LIMIT_BYTES = 64 * 1024;
 
 export interface SearchServerDeps {
   /** The index and its query model, opened by the caller (started after the server binds). */

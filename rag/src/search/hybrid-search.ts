@@ -50,7 +50,7 @@ export function isSearchMode(value: unknown): value is SearchMode {
 }
 
 /** Whether a search of these options reads the index's vectors. */
-export function needsVectors(options: Pick<SearchOptions, 'mode' | 'mmr'>): boolean {
+function needsVectors(options: Pick<SearchOptions, 'mode' | 'mmr'>): boolean {
   return options.mode !== 'lexical' || options.mmr;
 }
 

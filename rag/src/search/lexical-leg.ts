@@ -69,7 +69,7 @@ export function lexicalLeg(query: string, depth: number, source: LexicalSource, 
  * query of stop words). Terms that match nothing are dropped from the word
  * tier but may still be substrings (`snapshot` in `IndexSnapshot`).
  */
-export function selectTerms(
+function selectTerms(
   terms: readonly QueryTerm[],
   rowCount: number,
   words: Pick<WordRanking, 'documentFrequency'>,

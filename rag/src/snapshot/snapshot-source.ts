@@ -6,15 +6,15 @@ import { openDatabase } from '../store/open-database.js';
 import { IndexSnapshot } from './index-snapshot.js';
 
 /** How often the index is checked for changes without requests (each request checks too). */
-export const POLL_INTERVAL_MS = 1_000;
+const POLL_INTERVAL_MS = 1_000;
 /**
  * Reloads of a busy index are spaced by at least this, and by ten times the
  * last load's duration, so a long `index` run beside the server costs it at
  * most ~10% of one core.
  */
-export const MIN_RELOAD_SPACING_MS = 2_000;
+const MIN_RELOAD_SPACING_MS = 2_000;
 
-export function reloadSpacingMs(lastLoadMs: number): number {
+function reloadSpacingMs(lastLoadMs: number): number {
   return Math.max(MIN_RELOAD_SPACING_MS, 10 * lastLoadMs);
 }
 

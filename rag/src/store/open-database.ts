@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { preparePrivateFile } from './private-files.js';
 
 /** docs/retrieval.md#index-format: index and serve share one file; waiting beats failing with SQLITE_BUSY. */
-export const BUSY_TIMEOUT_MS = 30_000;
+const BUSY_TIMEOUT_MS = 30_000;
 const WAL_SWITCH_ATTEMPTS = 10;
 const WAL_SWITCH_PAUSE_MS = 50;
 

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { RagError } from '../errors/rag-error.js';
 
 /** docs/retrieval.md#index-format: the index holds the full text of every note, so only its owner may read it. */
-export const INDEX_FILE_MODE = 0o600;
-export const INDEX_DIR_MODE = 0o700;
+const INDEX_FILE_MODE = 0o600;
+const INDEX_DIR_MODE = 0o700;
 /** What SQLite keeps beside a database in WAL mode (and in rollback mode, the journal). */
 const SIDE_FILE_SUFFIXES = ['-wal', '-shm', '-journal'] as const;
 

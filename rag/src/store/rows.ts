@@ -19,9 +19,3 @@ export function num(row: Row, column: string): number {
   if (typeof value !== 'number') throw new TypeError(`column ${column}: expected a number, got ${typeof value}`);
   return value;
 }
-
-export function blob(row: Row, column: string): Buffer {
-  const value = row[column];
-  if (!Buffer.isBuffer(value)) throw new TypeError(`column ${column}: expected a blob`);
-  return value;
-}

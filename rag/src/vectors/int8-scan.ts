@@ -10,7 +10,7 @@ import { dotRow, type RowRange, type VectorSearch } from './vector-scan.js';
  */
 const QUERY_SCALE_MAX = 16_383;
 const ROW_SCALE_MAX = 127;
-export const MAX_INT8_DIMENSION = 1024;
+const MAX_INT8_DIMENSION = 1024;
 /** Covers float64 rounding between the bound and `dotRow` (both far below 1e-12 here). */
 const BOUND_SLACK = 1e-9;
 const ROWS_PER_STEP = 4096;

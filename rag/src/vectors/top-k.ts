@@ -6,7 +6,7 @@ export interface ScoredRow {
 }
 
 /** Ranking order everywhere in search: higher score first, then lower chunk id (deterministic ties). */
-export function compareScored(a: ScoredRow, b: ScoredRow): number {
+function compareScored(a: ScoredRow, b: ScoredRow): number {
   return b.score - a.score || a.chunkId - b.chunkId;
 }
 

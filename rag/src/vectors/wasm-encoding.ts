@@ -9,7 +9,7 @@ export type Bytes = readonly number[];
 export const VALUE_TYPE = { i32: 0x7f, f32: 0x7d, v128: 0x7b } as const;
 
 /** Unsigned LEB128 (§5.2.2). */
-export function uleb(value: number): number[] {
+function uleb(value: number): number[] {
   const out: number[] = [];
   let rest = value >>> 0;
   do {
@@ -22,7 +22,7 @@ export function uleb(value: number): number[] {
 }
 
 /** Signed LEB128 for i32 constants (§5.2.2). */
-export function sleb(value: number): number[] {
+function sleb(value: number): number[] {
   const out: number[] = [];
   let rest = value | 0;
   for (;;) {

@@ -8,7 +8,7 @@ import { FIRST_USE, ReplayStoreError, STORE_FULL } from './replay-store.js';
 /** docs/protocol.md#replay-store: the default bound of a shared store's live entries. */
 export const REDIS_REPLAY_CAPACITY = 1_000_000;
 /** docs/protocol.md#replay-store: a store that has not answered by then is treated as down (503). */
-export const REDIS_COMMAND_TIMEOUT_MS = 200;
+const REDIS_COMMAND_TIMEOUT_MS = 200;
 /** A connection with commands outstanding and no byte received for this long is dropped and rebuilt. */
 const SOCKET_TIMEOUT_MS = 1_000;
 const CONNECT_TIMEOUT_MS = 1_000;

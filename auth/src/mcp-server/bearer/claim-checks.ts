@@ -62,7 +62,7 @@ export function checkExpiry(claims: AccessTokenClaims, nowS: number): void {
 }
 
 /** docs/protocol.md#limits: how far ahead of our clock a token's iat may be (the token service's leeway). */
-export const ISSUED_AT_LEEWAY_S = 30;
+const ISSUED_AT_LEEWAY_S = 30;
 /** docs/protocol.md#limits: the default of --max-token-lifetime; our tokens live 300 s. */
 export const DEFAULT_MAX_TOKEN_LIFETIME_S = 900;
 

@@ -1,6 +1,6 @@
 import type { AccessTokenClaims } from './claim-checks.js';
 
-export const VERIFIED_TOKEN_CACHE_ENTRIES = 10_000;
+const VERIFIED_TOKEN_CACHE_ENTRIES = 10_000;
 
 /**
  * Remembers tokens that passed every check, so a client reusing its token

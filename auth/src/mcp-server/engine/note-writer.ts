@@ -21,7 +21,7 @@ export interface WrittenNote {
 }
 
 /** The file of a note: a YAML front matter block with the title (the indexer's title, docs/retrieval.md#chunking), then the body. */
-export function noteFileContent(title: string, body: string): string {
+function noteFileContent(title: string, body: string): string {
   return `---\n${stringify({ title }).trimEnd()}\n---\n\n${body}`;
 }
 

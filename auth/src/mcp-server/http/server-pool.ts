@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 
 /** Idle instances kept per pool; more are created under load and dropped when they come back. */
-export const MAX_IDLE_SERVERS = 32;
+const MAX_IDLE_SERVERS = 32;
 
 /**
  * Reuses McpServer instances across exchanges of one era. The SDK's modern

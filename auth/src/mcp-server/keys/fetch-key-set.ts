@@ -10,7 +10,7 @@ const JWKS_FETCH_TIMEOUT_MS = 5_000;
 const MAX_KEY_SET_BYTES = 256 * 1024;
 
 /** Why a key set fetch failed; never sent to clients (they get a fixed description). */
-export class KeySetFetchError extends Error {
+class KeySetFetchError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'KeySetFetchError';

@@ -7,9 +7,9 @@ import type { KeySet, PublicJwk } from './key-set-document.js';
 import { reconcileKeySet } from './key-set-document.js';
 
 /** docs/protocol.md#limits: a key-set refetch (for an unknown kid, or after a failure) at most once every 10 s. */
-export const REFETCH_INTERVAL_MS = 10_000;
+const REFETCH_INTERVAL_MS = 10_000;
 /** A fetched key set is trusted this long; then the next request refetches it (a removed key stops working). */
-export const KEY_SET_MAX_AGE_MS = 10 * 60_000;
+const KEY_SET_MAX_AGE_MS = 10 * 60_000;
 
 export interface KeySetCacheOptions {
   /** Fetches and parses the key set from --jwks-uri; throws on any failure. */

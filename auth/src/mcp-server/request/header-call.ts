@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { clip } from '../../shared/clip.js';
 
 /** The MCP revision whose POSTs name their JSON-RPC method, and a tool call its tool, in headers. */
-export const HEADER_NAMING_REVISION = '2026-07-28';
+const HEADER_NAMING_REVISION = '2026-07-28';
 
 /** What the `Mcp-Method` and `Mcp-Name` headers claim, clipped like every client string. */
 export interface HeaderCall {

@@ -10,7 +10,7 @@ export type TrustDomainEntry =
  * The snapshot every bundle source serves from: replaced as a whole on each update, read
  * synchronously by `keysFor`, and awaited once through `ready`.
  */
-export class BundleState {
+class BundleState {
   private domains: ReadonlyMap<string, TrustDomainEntry> | null = null;
   private unavailableReason: string;
   private readonly waiters = new Set<{ resolve: () => void; reject: (err: Error) => void }>();

@@ -16,7 +16,7 @@ export interface WorkloadApiBundleSourceOptions {
   readonly onEvent?: (message: string) => void;
 }
 
-export const DEFAULT_STREAM_BACKOFF: BackoffPolicy = { initialMs: 200, maxMs: 5_000 };
+const DEFAULT_STREAM_BACKOFF: BackoffPolicy = { initialMs: 200, maxMs: 5_000 };
 
 /**
  * JWT bundles from the Workload API's FetchJWTBundles stream. Every message replaces the whole state

@@ -4,7 +4,7 @@ import { SvidError } from './svid-error.js';
 /** Ours: a SPIRE JWT-SVID is under 1.5 KiB even with an RSA-4096 key; 16 KiB bounds the work on hostile input. */
 export const MAX_SVID_BYTES = 16 * 1024;
 /** Ours: claims nested deeper than this are refused (SVID claims are flat; keeps later walks cheap). */
-export const MAX_SVID_JSON_DEPTH = 16;
+const MAX_SVID_JSON_DEPTH = 16;
 
 export interface DecodedSvid {
   readonly header: Record<string, unknown>;

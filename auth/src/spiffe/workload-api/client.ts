@@ -28,8 +28,8 @@ export interface WorkloadApiClientOptions {
   readonly reconnectBackoff?: { readonly initialMs: number; readonly maxMs: number };
 }
 
-export const DEFAULT_CALL_TIMEOUT_MS = 5_000;
-export const DEFAULT_UNARY_RETRY: UnaryRetryPolicy = { initialMs: 100, maxMs: 2_000, maxAttempts: 4 };
+const DEFAULT_CALL_TIMEOUT_MS = 5_000;
+const DEFAULT_UNARY_RETRY: UnaryRetryPolicy = { initialMs: 100, maxMs: 2_000, maxAttempts: 4 };
 const DEFAULT_RECONNECT_BACKOFF = { initialMs: 200, maxMs: 5_000 };
 
 export interface FetchedJwtSvid {
