@@ -10,9 +10,9 @@ export const OIDC_ISSUER = 'http://oidc.bench';
 export const RESOURCE = 'http://127.0.0.1:9999/mcp';
 export const SUBJECT = 'spiffe://example.org/agent';
 export const OIDC_CLIENT_ID = 'svc-a';
-export const IDP_KID = 'bench-idp-es256';
+const IDP_KID = 'bench-idp-es256';
 export const CLIENT_KID = 'bench-client-es256';
-export const AS_KID = 'bench-as-es256';
+const AS_KID = 'bench-as-es256';
 
 const POLICY = `trust_domain: example.org
 grants:

@@ -67,7 +67,7 @@ export function sharedDir(): string {
 }
 
 /** Names the model cache with the full-size stand-in models (real architecture and size, random weights). */
-export const STANDIN_MODELS_VARIABLE = 'NOTEGATE_STANDIN_MODELS';
+const STANDIN_MODELS_VARIABLE = 'NOTEGATE_STANDIN_MODELS';
 
 /**
  * The model cache holding `model`'s full-size stand-in: the benchmarks measure
@@ -105,7 +105,7 @@ export function syntheticFile(vault: string, filePath: string, namespace: string
 
 /** Synthetic indexes: files of this many chunks, spread over this many namespaces. */
 export const SYNTHETIC_CHUNKS_PER_FILE = 10;
-export const SYNTHETIC_NAMESPACES = 10;
+const SYNTHETIC_NAMESPACES = 10;
 
 /** The namespace of the i-th synthetic file. */
 export function namespaceOf(fileIndex: number): string {

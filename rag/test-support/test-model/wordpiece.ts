@@ -7,7 +7,7 @@
  * and only words with characters outside ASCII become `[UNK]`.
  */
 
-export const SPECIAL_TOKENS = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'] as const;
+const SPECIAL_TOKENS = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'] as const;
 const [PAD, UNK, CLS, SEP, MASK] = SPECIAL_TOKENS;
 
 /** Marks a piece that continues a word (not at its start). */
