@@ -1,16 +1,8 @@
-import { isSearchMode, SEARCH_MODES, type SearchMode } from '../search/hybrid-search.js';
+import { isSearchMode, SEARCH_MODES, type SearchMode, type SearchOptions } from '../search/hybrid-search.js';
 import { ApiError } from './api-errors.js';
 
-/** A validated POST /search body, defaults applied. */
-export interface SearchRequest {
-  readonly query: string;
-  readonly top: number;
-  readonly vaults: readonly string[] | undefined;
-  readonly namespaces: readonly string[] | undefined;
-  readonly mode: SearchMode;
-  readonly mmr: boolean;
-  readonly mmrLambda: number;
-}
+/** A validated POST /search body, defaults applied: the search options a client may choose. */
+export type SearchRequest = Omit<SearchOptions, 'weights'>;
 
 /** What the index being searched can do. */
 export interface IndexCapabilities {
