@@ -3,6 +3,7 @@ import type { Command, ParsedOptions } from '@notegate/kit/cli';
 import {
   EXIT,
   listenAddressOf,
+  packageVersion,
   parseChoice,
   parseHttpUrl,
   parseInteger,
@@ -130,6 +131,7 @@ export function authzCommand(): Command<typeof options> {
         // Handlers first: a supervisor may send SIGTERM as soon as it reads the line.
         const stopped = untilShutdown(closeAll);
         processIo.stdout(`listening on ${authz.url.href.replace(/\/$/, '')}\n`);
+        log(`version ${packageVersion(import.meta.url)}`);
         await stopped;
         return EXIT.ok;
       } catch (err) {

@@ -1,5 +1,5 @@
 import type { Command } from '@notegate/kit/cli';
-import { EXIT, parseChoice, parseInteger, processIo, untilShutdown } from '@notegate/kit/cli';
+import { EXIT, packageVersion, parseChoice, parseInteger, processIo, untilShutdown } from '@notegate/kit/cli';
 import { DEFAULT_SVID_TTL_S, DevelopmentIdentityProvider } from '../identity-provider/identity-provider.js';
 import { KEY_TYPES } from '../identity-provider/key-ring.js';
 import { formatSvidLogLine } from '../identity-provider/svid-log-line.js';
@@ -74,6 +74,7 @@ export function identityProviderCommand(): Command<typeof options> {
         await provider.stop();
       });
       processIo.stdout(`listening on unix://${provider.socketDir}\n`);
+      log(`version ${packageVersion(import.meta.url)}`);
       await stopped;
       return EXIT.ok;
     },

@@ -1,5 +1,13 @@
 import type { Command, CommandLine } from '@notegate/kit/cli';
-import { EXIT, listenAddressOf, parseHttpUrl, parseInteger, UsageError, untilShutdown } from '@notegate/kit/cli';
+import {
+  EXIT,
+  listenAddressOf,
+  packageVersion,
+  parseHttpUrl,
+  parseInteger,
+  UsageError,
+  untilShutdown,
+} from '@notegate/kit/cli';
 import { closeServer, listen } from '@notegate/kit/http';
 import { parseServerLimits, serverLimitOptions } from '@notegate/kit/server-options';
 import { openAuditLog } from '../audit/audit-log.js';
@@ -104,6 +112,7 @@ export const notesServerCommand: Command<NotesServerOptions> = {
       throw new UsageError(`--host/--port: cannot listen on ${host}:${port} (${err.code ?? err.message})`);
     });
     process.stdout.write(`listening on ${new URL(new URL(resource).pathname, base).href.replace(/\/$/, '')}\n`);
+    log(`version ${packageVersion(import.meta.url)}`);
     await untilShutdown(async () => {
       await notes.close();
       await closeServer(notes.server);

@@ -173,6 +173,7 @@ describe('notegate authz', () => {
     const [code] = await once(child, 'exit');
     assert.equal(code, 0);
     assert.equal(output.stdout.split('\n').filter(Boolean).length, 1, 'exactly one stdout line');
+    assert.match(output.stderr, /^authz: version \d+\.\d+\.\d+$/m, 'its version on stderr');
   });
 
   it('binds the host and port of --issuer by default, and exits 2 when that port is taken', async (t) => {

@@ -75,19 +75,21 @@ async function runServe(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps)
           : `index loaded: ${event.chunks} chunks in ${event.durationMs} ms`,
       ),
   });
+  const version = packageVersion(import.meta.url);
   const server = createSearchServer({
     index,
     indexPath: options['verbose-health'] ? config.indexPath : reportedIndexPath(config.indexPath, config.repoRoot),
     vaults: config.vaults.map((vault) => vault.id),
     bindHost: address.host,
     log,
-    version: packageVersion(import.meta.url),
+    version,
     limits,
   });
   const url = await listen(server, address.host, address.port).catch((err: unknown) => {
     throw new UsageError(`--host/--port: cannot listen on ${address.host}:${address.port} (${listenError(err)})`);
   });
   process.stdout.write(`listening on ${url.href}\n`);
+  log(`version ${version}`);
   void index.start();
   if (hasVectors(config.model)) {
     void index.modelSettled().then(() => {

@@ -99,6 +99,10 @@ describe('notegate-rag serve (process)', () => {
     const ws = workspace(t, { v: { 'a.md': '# A\n\nAlpha.\n' } });
     const env = { PATH: process.env.PATH, HOME: ws.home, NOTEGATE_MODEL_CACHE: testModelCache() };
     const child = spawnNode(t, cliPath(), ['serve', '--config', ws.configPath, '--port', '0'], { env });
+    let stderr = '';
+    child.process.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
     const line = await child.waitForLine(/^listening on /);
     const url = new URL(line.replace('listening on ', ''));
     assert.equal(url.hostname, '127.0.0.1');
@@ -111,6 +115,7 @@ describe('notegate-rag serve (process)', () => {
     child.process.kill('SIGTERM');
     assert.equal(await child.exited(), 0);
     assert.deepEqual(child.lines, [line]);
+    assert.match(stderr, /^notegate-rag serve: version \d+\.\d+\.\d+$/m, 'its version on stderr');
   });
 
   it('reports the absolute index path in /health only under --verbose-health', async (t) => {
