@@ -55,4 +55,5 @@ export { DEFAULT_FUSION_WEIGHTS, type FusionWeights } from './search/rrf.js';
 export { loadFromCache, openIndex, SearchIndex, type SearchIndexOptions } from './search/search-index.js';
 export { IndexSnapshot } from './snapshot/index-snapshot.js';
 export { SnapshotSource } from './snapshot/snapshot-source.js';
+export { describeWordIndex } from './snapshot/word-index.js';
 export { type VaultWatcher, watchVaults } from './walk/vault-watcher.js';

@@ -10,6 +10,7 @@ import { reportedIndexPath } from '../http/health.js';
 import { createSearchServer } from '../http/search-server.js';
 import { IndexFollower } from '../indexer/index-follower.js';
 import { loadFromCache, SearchIndex } from '../search/search-index.js';
+import { describeWordIndex } from '../snapshot/word-index.js';
 import { watchVaults } from '../walk/vault-watcher.js';
 import { CONFIG_OPTION, configFor, type RagCommandDeps } from './rag-command.js';
 import { DEFAULT_HOST, DEFAULT_PORT, serverAddress } from './server-address.js';
@@ -74,6 +75,7 @@ async function runServe(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps)
           ? `index unavailable: ${event.error}`
           : `index loaded: ${event.chunks} chunks in ${event.durationMs} ms`,
       ),
+    onWordIndex: (state) => log(describeWordIndex(state)),
   });
   const version = packageVersion(import.meta.url);
   const server = createSearchServer({

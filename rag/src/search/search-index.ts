@@ -19,6 +19,7 @@ export interface SearchIndexOptions {
   /** Loads the query embedder; default: the model's files from the cache, never downloading. */
   readonly loadEmbedder?: (model: ModelSpec, cacheDir: string) => Promise<Embedder>;
   readonly onReload?: SnapshotSourceOptions['onReload'];
+  readonly onWordIndex?: SnapshotSourceOptions['onWordIndex'];
   readonly clock?: () => number;
   /** Pause between reloads of a busy index (tests: none). */
   readonly reloadSpacing?: SnapshotSourceOptions['reloadSpacing'];
@@ -58,6 +59,7 @@ export class SearchIndex {
       model,
       clock: options.clock,
       onReload: options.onReload,
+      onWordIndex: options.onWordIndex,
       reloadSpacing: options.reloadSpacing,
       memoryWords: options.memoryWords,
     });

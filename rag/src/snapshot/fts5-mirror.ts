@@ -45,8 +45,9 @@ export class Fts5Mirror {
       this.db.transaction(() => {
         for (const [i, text] of missing.entries()) this.insert.run(i + 1, text);
         for (const row of this.read.all()) {
-          const [doc, term] = row as [number, string];
-          found[doc - 1]?.push(term);
+          // fts5vocab reports the zero-length token (a lone combining mark, folded) as NULL.
+          const [doc, term] = row as [number, string | null];
+          found[doc - 1]?.push(term ?? '');
         }
         this.clear.run();
       })();

@@ -4,6 +4,7 @@ import type { ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
 import { openDatabase } from '../store/open-database.js';
 import { IndexSnapshot } from './index-snapshot.js';
+import type { WordIndexState } from './word-index.js';
 
 /** How often the index is checked for changes without requests (each request checks too). */
 const POLL_INTERVAL_MS = 1_000;
@@ -33,6 +34,8 @@ export interface SnapshotSourceOptions {
   readonly onReload?: (event: { chunks: number; durationMs: number } | { error: string }) => void;
   /** Builds each generation's in-memory word index (default true; see IndexSnapshot.open). */
   readonly memoryWords?: boolean;
+  /** How each new generation's word index ended: ready, or unavailable and why (SQLite ranks then). */
+  readonly onWordIndex?: (state: Exclude<WordIndexState, { kind: 'building' }>) => void;
 }
 
 /**
@@ -112,6 +115,14 @@ export class SnapshotSource {
     return this.reloading;
   }
 
+  /** Reports the build once it ends, unless a newer snapshot has replaced this one meanwhile. */
+  private async reportWordIndex(snapshot: IndexSnapshot): Promise<void> {
+    await snapshot.wordIndexSettled();
+    const state = snapshot.wordIndex;
+    const current = this.state.kind === 'ready' && this.state.snapshot === snapshot;
+    if (current && state.kind !== 'building') this.options.onWordIndex?.(state);
+  }
+
   private async load(): Promise<void> {
     this.changed = false;
     const { indexPath, model, onReload } = this.options;
@@ -128,6 +139,7 @@ export class SnapshotSource {
       this.state = { kind: 'ready', snapshot };
       if (previous.kind === 'ready') previous.snapshot.close();
       onReload?.({ chunks: snapshot.chunks, durationMs: snapshot.loadDurationMs });
+      if (snapshot.wordIndex.kind === 'building') void this.reportWordIndex(snapshot);
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       const previous = this.state;

@@ -10,6 +10,13 @@ export type WordIndexState =
   | { readonly kind: 'ready'; readonly words: MemoryWords; readonly buildMs: number }
   | { readonly kind: 'unavailable'; readonly reason: string };
 
+/** One line for an operator's log: where the lexical leg's word tier is ranked from now on, and why. */
+export function describeWordIndex(state: Exclude<WordIndexState, { kind: 'building' }>): string {
+  return state.kind === 'ready'
+    ? `word index built in ${Math.round(state.buildMs)} ms: lexical ranking in memory`
+    : `no word index (${state.reason}): lexical ranking stays in SQLite`;
+}
+
 /**
  * The in-memory word index of one vectors generation (docs/retrieval.md#snapshots):
  * built once in a worker thread when the first snapshot of that generation

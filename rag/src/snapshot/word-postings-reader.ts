@@ -22,8 +22,15 @@ const WEIGHTS = [COLUMN_WEIGHTS.title, COLUMN_WEIGHTS.heading, COLUMN_WEIGHTS.bo
  * where handing ~16 million rows (100k chunks) to JavaScript one by one costs
  * about four times as much, and one statement per term costs ~20 µs a term.
  */
-const OCCURRENCES_SQL = `SELECT group_concat(doc * 4 + CASE col WHEN 'body' THEN 2 WHEN 'title' THEN 0 ELSE 1 END, ' ')
-  FROM temp.word_occurrences WHERE term >= ? AND term <= ?`;
+const OCCURRENCE_LIST = `SELECT group_concat(doc * 4 + CASE col WHEN 'body' THEN 2 WHEN 'title' THEN 0 ELSE 1 END, ' ')
+  FROM temp.word_occurrences`;
+const OCCURRENCES_SQL = `${OCCURRENCE_LIST} WHERE term >= ? AND term <= ?`;
+/**
+ * The zero-length term's occurrences. FTS5 indexes one where folding empties a token (a lone
+ * combining mark under remove_diacritics 2) and fts5vocab reports it as NULL, which no range
+ * reaches; this scans the view, so it runs only for an index that holds that term.
+ */
+const EMPTY_TERM_OCCURRENCES_SQL = `${OCCURRENCE_LIST} WHERE term IS NULL`;
 /** Occurrences read by one statement: some 15 MB of text at a time. */
 const OCCURRENCES_PER_READ = 1 << 21;
 
@@ -56,8 +63,10 @@ export function readWordPostings(db: Database.Database, rows: Float64Array): Wor
   for (let first = 0; first < terms.length; ) {
     let last = first;
     let count = occurrences[first] ?? 0;
-    while (last + 1 < terms.length && count < OCCURRENCES_PER_READ) count += occurrences[++last] ?? 0;
-    const list = String(read.get(terms[first], terms[last]) ?? '');
+    const empty = terms[first] === '';
+    while (!empty && last + 1 < terms.length && count < OCCURRENCES_PER_READ) count += occurrences[++last] ?? 0;
+    const found = empty ? db.prepare(EMPTY_TERM_OCCURRENCES_SQL).pluck().get() : read.get(terms[first], terms[last]);
+    const list = String(found ?? '');
     let position = 0;
     for (let t = first; t <= last; t += 1) {
       position = builder.addTerm(list, position, occurrences[t] ?? 0);
@@ -105,7 +114,9 @@ function readTotals(db: Database.Database): { rows: number; tokens: number } {
 function termCounts(db: Database.Database): TermCounts {
   const counts: TermCounts = { terms: [], documents: [], occurrences: [] };
   for (const value of db.prepare('SELECT term, doc, cnt FROM temp.word_terms').raw().iterate()) {
-    const [term, documents, occurrences] = value as [string, number, number];
+    const [vocabularyTerm, documents, occurrences] = value as [string | null, number, number];
+    // NULL is the zero-length term (EMPTY_TERM_OCCURRENCES_SQL): '' sorts first, as FTS5 keeps it.
+    const term = vocabularyTerm ?? '';
     const previous = counts.terms[counts.terms.length - 1];
     if (previous !== undefined && compareTerms(previous, term) >= 0) {
       throw new RagError('ERR_INDEX_SCHEMA', 'fts5vocab listed the word table terms out of order');

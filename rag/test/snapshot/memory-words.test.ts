@@ -11,10 +11,13 @@ import type { ChunkScope } from '../../src/snapshot/word-ranking.js';
 import { IndexStore, type StoredChunk } from '../../src/store/index-store.js';
 import { fileRecord, tempDir } from '../../test-support/fixtures.js';
 
-/** Words of several scripts: English inflections porter folds, diacritics, Cyrillic, abugidas, identifiers. */
+/**
+ * Words of several scripts: English inflections porter folds, diacritics, a lone combining mark (a
+ * token that folding empties), Cyrillic, abugidas, identifiers.
+ */
 const WORDS = [
   ...'cell cells cellular rotate rotated rotation key keys signing sign protein proteins review budget'.split(' '),
-  ...'Verkehrsberuhigung Straße Größe über Müller café cafe\u0301 naïve'.split(' '),
+  ...'Verkehrsberuhigung Straße Größe über Müller café cafe\u0301 naïve \u0303'.split(' '),
   ...'ключ ключи подпись белок клетка клетки'.split(' '),
   ...'हिन्दी भाषा ภาษาไทย ง่าย สวัสดี DEC-0054 IL-6 0054 2024'.split(' '),
 ];

@@ -1,12 +1,15 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
+import { waitFor } from '@notegate/kit/testing';
 import Database from 'better-sqlite3';
 import { NO_MODEL } from '../../src/config/models.js';
 import { Fts5Mirror } from '../../src/snapshot/fts5-mirror.js';
 import { IndexSnapshot } from '../../src/snapshot/index-snapshot.js';
 import { LexicalTables } from '../../src/snapshot/lexical-tables.js';
 import { MemoryWords } from '../../src/snapshot/memory-words.js';
+import { SnapshotSource } from '../../src/snapshot/snapshot-source.js';
+import { describeWordIndex } from '../../src/snapshot/word-index.js';
 import { buildWordIndex, type WordIndexRequest } from '../../src/snapshot/word-index-build.js';
 import { differenceFromSqlite } from '../../src/snapshot/word-index-check.js';
 import { WordPostings, type WordPostingsParts } from '../../src/snapshot/word-postings.js';
@@ -88,6 +91,44 @@ describe('the word index of a snapshot', () => {
     raw.close();
     const unknown = await open(t, file);
     assert.equal(unknown.wordIndex.kind, 'unavailable');
+  });
+
+  it("reports how the current snapshot's build ended, and nothing for a snapshot replaced meanwhile", async (t) => {
+    const file = indexFile(t);
+    const reports: string[] = [];
+    const source = new SnapshotSource({
+      indexPath: file,
+      model: NO_MODEL,
+      reloadSpacing: () => 0,
+      onWordIndex: (state) => reports.push(state.kind),
+    });
+    t.after(() => source.close());
+    await source.start();
+    await waitFor('the first report', () => reports.length === 1);
+    assert.deepEqual(reports, ['ready']);
+
+    write(file, { 'one.md': 'one more note' });
+    await source.refresh();
+    write(file, { 'two.md': 'two more notes' });
+    await source.refresh();
+    const current = source.current;
+    assert.equal(current.kind, 'ready');
+    await current.snapshot.wordIndexSettled();
+    await waitFor('the report of the last build', () => reports.length >= 2);
+    assert.equal(reports.at(-1), 'ready');
+    assert.ok(!reports.includes('unavailable'), `a replaced build is not reported: ${reports.join(', ')}`);
+  });
+
+  it('says in one line where the word tier is ranked and why', () => {
+    const words = undefined as unknown as MemoryWords;
+    assert.equal(
+      describeWordIndex({ kind: 'ready', words, buildMs: 139.4 }),
+      'word index built in 139 ms: lexical ranking in memory',
+    );
+    assert.equal(
+      describeWordIndex({ kind: 'unavailable', reason: 'switched off' }),
+      'no word index (switched off): lexical ranking stays in SQLite',
+    );
   });
 
   it('refuses to read an index that moved on to another generation', async (t) => {

@@ -1,4 +1,5 @@
 import {
+  describeWordIndex,
   type Embedder,
   hasVectors,
   IndexFollower,
@@ -72,6 +73,10 @@ export class NotesEngine {
       ...(loadEmbedder && { loadEmbedder }),
       onReload: (event) => {
         if ('error' in event) options.log(`index unavailable: ${event.error}`);
+      },
+      // Every write makes a new generation: only a word index that could not be built is worth a line.
+      onWordIndex: (state) => {
+        if (state.kind === 'unavailable') options.log(describeWordIndex(state));
       },
     });
     this.#follower = new IndexFollower({
