@@ -69,6 +69,7 @@ export class RedisReplayStore implements ReplayStore {
   readonly kind = 'redis';
   readonly capacity: number;
   readonly #redis: ScriptedRedis;
+  readonly #stopReporting: () => void;
   readonly #prefix: string;
   readonly #clock: Clock;
 
@@ -94,7 +95,7 @@ export class RedisReplayStore implements ReplayStore {
       retryStrategy: (attempt) => Math.min(50 * 2 ** Math.min(attempt, 10), MAX_RECONNECT_DELAY_MS),
       scripts: { notegateRecord: { lua: RECORD_SCRIPT, numberOfKeys: 1 } },
     }) as ScriptedRedis;
-    reportConnection(this.#redis, connection.display, options.onEvent ?? (() => {}));
+    this.#stopReporting = reportConnection(this.#redis, connection.display, options.onEvent ?? (() => {}));
   }
 
   async record(key: string, untilMs: number): Promise<RecordResult> {
@@ -118,6 +119,8 @@ export class RedisReplayStore implements ReplayStore {
   }
 
   async close(): Promise<void> {
+    // A shutdown is not an outage: no "connection lost" line for the close this causes.
+    this.#stopReporting();
     this.#redis.disconnect();
   }
 }
@@ -129,23 +132,33 @@ function storeError(err: unknown): ReplayStoreError {
   return new ReplayStoreError('unreachable', message);
 }
 
-/** Logs the transitions only: a store that stays down is told once, not once per reconnect attempt. */
-function reportConnection(redis: Redis, display: string, onEvent: (message: string) => void): void {
+/**
+ * Logs the transitions only: a store that stays down is told once, not once per reconnect attempt.
+ * Returns what stops the reports.
+ */
+function reportConnection(redis: Redis, display: string, onEvent: (message: string) => void): () => void {
   let connected = false;
   let lastError: string | undefined;
+  let stopped = false;
+  const report = (message: string) => {
+    if (!stopped) onEvent(`replay store ${display}: ${message}`);
+  };
   redis.on('ready', () => {
     connected = true;
     lastError = undefined;
-    onEvent(`replay store ${display}: connected`);
+    report('connected');
   });
   redis.on('error', (err: Error) => {
     if (err.message === lastError) return;
     lastError = err.message;
-    onEvent(`replay store ${display}: ${err.message}`);
+    report(err.message);
   });
   redis.on('close', () => {
     if (!connected) return;
     connected = false;
-    onEvent(`replay store ${display}: connection lost; token requests in reject mode get 503 until it is back`);
+    report('connection lost; token requests in reject mode get 503 until it is back');
   });
+  return () => {
+    stopped = true;
+  };
 }
