@@ -1,4 +1,4 @@
-import { hasVectors, type ModelSpec } from '../src/config/models.js';
+import type { ModelSpec } from '../src/config/models.js';
 import { noDownloads } from '../src/embed/download.js';
 import type { Embedder } from '../src/embed/embedder.js';
 import type { RunIndexOptions } from '../src/indexer/run-index.js';
@@ -17,13 +17,10 @@ export function indexOptions(
     config: ws.config,
     modelCacheDir: testModelCache(),
     download: noDownloads(new URL('http://127.0.0.1:9/')),
-    // An index without vectors loads nothing: the run's own lexical-only embedder.
-    loadEmbedder: hasVectors(ws.config.model)
-      ? (model) => {
-          loads.push(model);
-          return sharedEmbedder(model.id);
-        }
-      : undefined,
+    loadEmbedder: (model) => {
+      loads.push(model);
+      return sharedEmbedder(model.id);
+    },
     onProgress: (event) => events.push(event),
     events,
     loads,

@@ -62,7 +62,10 @@ async function runServe(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps)
   const config = configFor(options.config, deps, environment);
   const log = (text: string) => process.stderr.write(`notegate-rag serve: ${text}\n`);
   // With --watch, the index runs embed with the model the searches use: one copy per process.
-  const shared = options.watch ? new SharedEmbedder(() => loadFromCache(config.model, environment)) : undefined;
+  const shared =
+    options.watch && hasVectors(config.model)
+      ? new SharedEmbedder(() => loadFromCache(config.model, environment))
+      : undefined;
   const index = new SearchIndex({
     indexPath: config.indexPath,
     model: config.model,
@@ -101,7 +104,7 @@ async function runServe(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps)
   } else {
     log('embed_model is none: a lexical-only index, no model loaded');
   }
-  const follow = shared && followVaults(config, environment, index, shared, log);
+  const follow = options.watch ? followVaults(config, environment, index, shared, log) : undefined;
   await untilShutdown(async () => {
     await follow?.close();
     await closeServer(server);
@@ -116,14 +119,14 @@ function followVaults(
   config: RagConfig,
   environment: RagEnvironment,
   index: SearchIndex,
-  shared: SharedEmbedder,
+  shared: SharedEmbedder | undefined,
   log: (text: string) => void,
 ): { close(): Promise<void> } {
   const follower = new IndexFollower({
     config,
     modelCacheDir: environment.modelCacheDir,
     modelHubUrl: environment.modelHubUrl,
-    loadEmbedder: () => shared.acquire(),
+    ...(shared && { loadEmbedder: () => shared.acquire() }),
     onIndexed: () => index.snapshots.refresh(),
     log,
     createIndex: true,

@@ -81,9 +81,10 @@ async function indexUnderLock(options: RunIndexOptions): Promise<IndexSummary> {
       : {};
     const inputs = fingerprintInputsOf(config.model, hashes, settings);
     const fingerprint = fingerprintOf(inputs);
-    const load =
-      options.loadEmbedder ??
-      (hasVectors(config.model) ? loadTransformersEmbedder : async (model: ModelSpec) => lexicalOnlyEmbedder(model));
+    // An index without vectors never loads a model, whatever loader the caller shares.
+    const load = hasVectors(config.model)
+      ? (options.loadEmbedder ?? loadTransformersEmbedder)
+      : async (model: ModelSpec) => lexicalOnlyEmbedder(model);
     const run = new RunState({
       store,
       fingerprint,

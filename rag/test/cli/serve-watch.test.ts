@@ -69,4 +69,26 @@ describe('notegate-rag serve --watch (process)', () => {
     child.process.kill('SIGTERM');
     assert.equal(await child.exited(), 0);
   });
+
+  it('follows a lexical-only vault (embed_model none) without loading any model', async (t) => {
+    const ws = workspace(t, { v: { 'keep.md': '# Keep\n\nThe lighthouse keeper logs every ship.\n' } }, 'none');
+    const vault = path.join(ws.root, 'vaults', 'v');
+    // No model cache at all: a model load would fail, and with it every index run.
+    const env = { PATH: process.env.PATH, HOME: ws.home, NOTEGATE_MODEL_CACHE: path.join(ws.home, 'no-models') };
+    const child = spawnNode(t, cliPath(), ['serve', '--config', ws.configPath, '--port', '0', '--watch'], { env });
+    let stderr = '';
+    child.process.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const url = new URL((await child.waitForLine(/^listening on /)).replace('listening on ', ''));
+    const paths = async (query: string) => (await search(url, query, 'lexical')).map((hit) => hit.path);
+
+    await waitFor('the start-up run', async () => (await paths('lighthouse')).includes('keep.md'));
+    writeFileSync(path.join(vault, 'new.md'), '# New\n\nA funicular railway timetable.\n');
+    await waitFor('the new note', async () => (await paths('funicular')).includes('new.md'));
+    assert.doesNotMatch(stderr, /index run failed/, stderr);
+
+    child.process.kill('SIGTERM');
+    assert.equal(await child.exited(), 0);
+  });
 });
