@@ -25,8 +25,8 @@ export function parseReplayStore(flag: string, value: string, passwordEnv: strin
   try {
     url = new URL(value);
   } catch {
-    // Shown without what could be a password.
-    throw new UsageError(`${flag}: '${value.replace(/\/\/[^/]*@/, '//…@')}' is not a URL ${expected}`);
+    // Shown without what could be a password: everything up to the last '@' (a password may hold '/').
+    throw new UsageError(`${flag}: '${value.replace(/\/\/.*@/, '//…@')}' is not a URL ${expected}`);
   }
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
     throw new UsageError(`${flag}: '${url.protocol}' is not allowed ${expected}`);
@@ -36,7 +36,7 @@ export function parseReplayStore(flag: string, value: string, passwordEnv: strin
   if (url.search || url.hash) throw new UsageError(`${flag}: '${shown}' must not have a query or fragment`);
   const dbText = url.pathname.replace(/^\//, '');
   if (dbText.includes('/')) throw new UsageError(`${flag}: '${shown}': the path is the database number, e.g. /0`);
-  const password = url.password === '' ? passwordEnv || undefined : decodeURIComponent(url.password);
+  const password = url.password === '' ? passwordEnv || undefined : decodedPart(flag, 'password', url.password);
   return {
     kind: 'redis',
     connection: {
@@ -44,11 +44,20 @@ export function parseReplayStore(flag: string, value: string, passwordEnv: strin
       port: url.port === '' ? REDIS_DEFAULT_PORT : parsePort(`${flag} port`, url.port),
       db: dbText === '' ? 0 : parseInteger(`${flag} database`, dbText, 0, 2 ** 31 - 1),
       tls: url.protocol === 'rediss:',
-      username: url.username === '' ? undefined : decodeURIComponent(url.username),
+      username: url.username === '' ? undefined : decodedPart(flag, 'user name', url.username),
       password,
       display: shown,
     },
   };
+}
+
+/** A percent-encoded part of the URL; a stray '%' is a usage error that never shows the part. */
+function decodedPart(flag: string, part: string, encoded: string): string {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    throw new UsageError(`${flag}: the ${part} is not percent-encoded correctly (write '%' as %25)`);
+  }
 }
 
 /** `--replay-capacity N`; without it, the default of the store chosen. */

@@ -41,6 +41,8 @@ describe('parseReplayStore', () => {
     ['http://cache:6379', /'http:' is not allowed/],
     ['redis://cache:99999', /'redis:\/\/cache:99999' is not a URL/],
     ['redis://:secret@cache:99999', /'redis:\/\/…@cache:99999' is not a URL/],
+    ['redis://:se/cret+secret==@cache:99999', /'redis:\/\/…@cache:99999' is not a URL/],
+    ['redis://:100%secret@cache', /^--replay-store: the password is not percent-encoded correctly/],
     ['redis://cache/x', /--replay-store database: 'x' is not an integer/],
     ['redis://cache/1/2', /the path is the database number/],
     ['redis://cache?family=6', /must not have a query or fragment/],
