@@ -64,7 +64,7 @@ export class PolicyFile implements PolicySource {
 
   /** Reads the file again now, changed or not (SIGHUP). */
   reload(): void {
-    this.#file.reread(true);
+    this.#file.reload();
   }
 
   /** Resolves once the reads under way are done; then the problem of the file, or null when it is in force. */

@@ -42,6 +42,8 @@ export class WatchedFile {
   #lastProblem: string | null = null;
   #reading: Promise<void> | null = null;
   #pendingForce: boolean | null = null;
+  /** Set by reload(): its read reports a problem even when it is the one last reported. */
+  #reportRepeat = false;
   #closed = false;
 
   constructor(options: WatchedFileOptions) {
@@ -89,6 +91,15 @@ export class WatchedFile {
     });
   }
 
+  /**
+   * Reads the file again now, changed or not, on an operator's request (a signal): its outcome is
+   * reported even when the file still has the problem already reported, so every request is answered.
+   */
+  reload(): void {
+    this.#reportRepeat = true;
+    this.reread(true);
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     this.#watcher?.close();
@@ -121,6 +132,7 @@ export class WatchedFile {
     try {
       await this.#options.onContent(bytes);
       this.#lastProblem = null;
+      this.#reportRepeat = false;
     } catch (err) {
       this.#problem(errorMessage(err));
     }
@@ -128,7 +140,8 @@ export class WatchedFile {
 
   #problem(problem: string): void {
     if (this.#closed) return;
-    if (problem !== this.#lastProblem) this.#options.onProblem(problem);
+    if (problem !== this.#lastProblem || this.#reportRepeat) this.#options.onProblem(problem);
     this.#lastProblem = problem;
+    this.#reportRepeat = false;
   }
 }

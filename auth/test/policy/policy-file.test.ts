@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { UsageError } from '@notegate/kit/cli';
+import { waitFor } from '@notegate/kit/testing';
 import { loadPolicyFile, parsePolicy } from '../../src/policy/policy-file.js';
+import { PolicyFile } from '../../src/policy/policy-source.js';
 
 const EXAMPLE = `trust_domain: example.org
 grants:
@@ -133,5 +135,43 @@ describe('loadPolicyFile', () => {
     await writeFile(path, EXAMPLE);
     assert.equal((await loadPolicyFile(path)).trustDomain, 'example.org');
     await assert.rejects(loadPolicyFile(join(dir, 'missing.yaml')), /--policy .*missing\.yaml: cannot read/);
+  });
+});
+
+describe('PolicyFile', () => {
+  it('takes a valid new file, refuses a bad one keeping the policy in force, and answers every reload', async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), 'notegate-policy-'));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const path = join(dir, 'policy.yaml');
+    await writeFile(path, EXAMPLE);
+    const events: string[] = [];
+    const results: string[] = [];
+    const policy = await PolicyFile.open({
+      path,
+      pollIntervalMs: 3_600_000,
+      onEvent: (message) => events.push(message),
+      onReload: (result) => results.push(result),
+    });
+    t.after(() => policy.close());
+
+    await writeFile(path, variant('spiffe_id: spiffe://example.org/agent', 'spiffe_id: spiffe://example.org/other'));
+    policy.reload();
+    await waitFor('the new policy', () => policy.current().grantFor('spiffe://example.org/other') !== undefined);
+    assert.deepEqual(results, ['ok']);
+
+    await writeFile(
+      path,
+      variant('spiffe_id: spiffe://example.org/agent', 'spiffe_id: spiffe://example.org/other').replace(
+        'trust_domain: example.org',
+        'trust_domain: example.com',
+      ),
+    );
+    policy.reload();
+    await waitFor('the refusal', () => results.length === 2);
+    policy.reload();
+    await waitFor('the second refusal: a reload is answered even when nothing changed', () => results.length === 3);
+    assert.deepEqual(results, ['ok', 'invalid', 'invalid']);
+    assert.ok(policy.current().grantFor('spiffe://example.org/other'), 'the policy in force stays');
+    assert.match(events.at(-1) ?? '', /policy reload refused, the previous policy stays in force: .*grants\[0\]\.spiffe_id/);
   });
 });
