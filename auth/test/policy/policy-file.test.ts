@@ -172,6 +172,9 @@ describe('PolicyFile', () => {
     await waitFor('the second refusal: a reload is answered even when nothing changed', () => results.length === 3);
     assert.deepEqual(results, ['ok', 'invalid', 'invalid']);
     assert.ok(policy.current().grantFor('spiffe://example.org/other'), 'the policy in force stays');
-    assert.match(events.at(-1) ?? '', /policy reload refused, the previous policy stays in force: .*grants\[0\]\.spiffe_id/);
+    assert.match(
+      events.at(-1) ?? '',
+      /policy reload refused, the previous policy stays in force: .*grants\[0\]\.spiffe_id/,
+    );
   });
 });
