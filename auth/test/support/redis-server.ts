@@ -87,15 +87,17 @@ function spawnRedis(t: Registrar, port: number, dir: string): Promise<ChildProce
       clearTimeout(timer);
       reject(new Error(`cannot start redis-server (Debian package redis-server; .ci/run installs it): ${err.message}`));
     });
-    child.once('exit', (code) => {
+    const exitedEarly = (code: number | null) => {
       clearTimeout(timer);
       reject(new Error(`redis-server exited with ${code}: ${output}`));
-    });
+    };
+    child.once('exit', exitedEarly);
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       if (!output.includes('Ready to accept connections')) return;
       clearTimeout(timer);
-      child.removeAllListeners('exit');
+      // Only ours: the process-group bookkeeping listens for 'exit' too.
+      child.off('exit', exitedEarly);
       child.stdout?.removeAllListeners('data');
       child.stdout?.resume();
       child.stderr?.resume();
