@@ -68,9 +68,10 @@ export class IndexSnapshot {
   ) {
     this.vectors = loaded.search;
     this.rowOfChunk = loaded.rowOfChunk;
-    loaded.words.retain();
     this.lexical = new LexicalTables(db, meta.lexicalLayout, this.chunks, () => loaded.words.ready);
     this.hitRowsStatement = db.prepare(HIT_ROWS_SQL);
+    // Last: a snapshot that fails to prepare its statements never holds the word index (nor starts its build).
+    loaded.words.retain();
   }
 
   /**
