@@ -113,10 +113,11 @@ export const notesServerCommand: Command<NotesServerOptions> = {
     });
     process.stdout.write(`listening on ${new URL(new URL(resource).pathname, base).href.replace(/\/$/, '')}\n`);
     log(`version ${packageVersion(import.meta.url)}`);
+    // No request may reach a closed engine: the listener goes first.
     await untilShutdown(async () => {
-      await notes.close();
       await closeServer(notes.server);
       await metricsServer?.close();
+      await notes.close();
       closeAudit();
     });
     return EXIT.ok;
