@@ -1,3 +1,4 @@
+import { errorMessage } from '@notegate/kit';
 import { RagError } from '../errors/rag-error.js';
 import type { Embedder } from './embedder.js';
 
@@ -29,17 +30,10 @@ export class ResidentModel {
         return embedder;
       },
       (err: unknown) => {
-        this.status = { state: 'failed', reason: err instanceof Error ? err.message : String(err) };
+        this.status = { state: 'failed', reason: errorMessage(err) };
         return undefined;
       },
     );
-  }
-
-  /** A model that starts loading at once. */
-  static loading(load: () => Promise<Embedder>): ResidentModel {
-    const model = new ResidentModel(load);
-    model.start();
-    return model;
   }
 
   /** Starts loading (once). */
@@ -74,5 +68,7 @@ export class ResidentModel {
     if (!this.started) return;
     const release = this.loaded.then((embedder) => embedder?.dispose());
     if (this.status.state !== 'loading') await release;
+    // Nobody waits for a release after the fact: its failure must not become an unhandled rejection.
+    else release.catch(() => undefined);
   }
 }
