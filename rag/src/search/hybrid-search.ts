@@ -59,6 +59,14 @@ export function needsQueryVector(mode: SearchMode): boolean {
   return mode !== 'lexical';
 }
 
+/** ERR_NO_VECTORS: the search asked for needs vectors (or a query model) that this index has not. */
+export function noVectorsError(options: Pick<SearchOptions, 'mode' | 'mmr'>): RagError {
+  return new RagError(
+    'ERR_NO_VECTORS',
+    `a ${options.mmr ? 'mmr' : options.mode} search needs vectors; this index has none`,
+  );
+}
+
 /**
  * One search over one snapshot. Synchronous on purpose: the caller embeds the
  * query first (when the dense leg runs), then takes the current snapshot and
@@ -71,29 +79,26 @@ export function searchSnapshot(
   options: SearchOptions,
 ): SearchResult {
   if (options.top > LEG_DEPTH) throw new RangeError(`top is at most ${LEG_DEPTH}`);
-  if (needsVectors(options) && snapshot.meta.dimension === 0) {
-    throw new RagError(
-      'ERR_NO_VECTORS',
-      `a ${options.mmr ? 'mmr' : options.mode} search needs vectors; this index has none`,
-    );
-  }
+  if (needsVectors(options) && snapshot.meta.dimension === 0) throw noVectorsError(options);
   const filter = snapshot.filter(options.vaults, options.namespaces);
-  let denseIds: number[] = [];
-  let denseScores = new Map<number, number>();
+  let dense: ReturnType<typeof denseLeg> = [];
   if (options.mode !== 'lexical') {
     if (!queryVector) throw new Error(`a ${options.mode} search needs the query vector`);
-    const dense = denseLeg(snapshot.vectors, queryVector, LEG_DEPTH, filter.ranges);
-    denseIds = dense.map((d) => d.chunkId);
-    denseScores = new Map(dense.map((d) => [d.chunkId, d.score]));
+    dense = denseLeg(snapshot.vectors, queryVector, LEG_DEPTH, filter.ranges);
   }
   const lexical =
     options.mode === 'dense'
       ? { chunkIds: [], tiers: [] }
       : lexicalLeg(options.query, LEG_DEPTH, snapshot.lexical, filter.scope);
-  const fused = fuseRrf(denseIds, lexical.chunkIds, options.weights ?? DEFAULT_FUSION_WEIGHTS);
   // Dense alone keeps its cosine as the score.
-  const candidates =
-    options.mode === 'dense' ? fused.map((c) => ({ ...c, score: denseScores.get(c.chunkId) ?? 0 })) : fused;
+  const candidates: FusedCandidate[] =
+    options.mode === 'dense'
+      ? dense.map((d, i) => ({ chunkId: d.chunkId, score: d.score, denseRank: i + 1, lexicalRank: undefined }))
+      : fuseRrf(
+          dense.map((d) => d.chunkId),
+          lexical.chunkIds,
+          options.weights ?? DEFAULT_FUSION_WEIGHTS,
+        );
   const chosen = options.mmr ? diversify(snapshot, candidates, options) : candidates.slice(0, options.top);
   const rows = snapshot.hitRows(chosen.map((c) => c.chunkId));
   const hits = rows.map((row, i) => {

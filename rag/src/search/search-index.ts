@@ -6,7 +6,13 @@ import { ResidentModel, type ResidentModelState } from '../embed/resident-model.
 import { loadTransformersEmbedder } from '../embed/transformers-embedder.js';
 import { RagError } from '../errors/rag-error.js';
 import { SnapshotSource, type SnapshotSourceOptions } from '../snapshot/snapshot-source.js';
-import { needsQueryVector, type SearchOptions, type SearchResult, searchSnapshot } from './hybrid-search.js';
+import {
+  needsQueryVector,
+  noVectorsError,
+  type SearchOptions,
+  type SearchResult,
+  searchSnapshot,
+} from './hybrid-search.js';
 import { TurnQueue } from './turn-queue.js';
 
 export interface SearchIndexOptions {
@@ -102,8 +108,7 @@ export class SearchIndex {
     this.snapshots.check();
     let queryVector: Float32Array | undefined;
     if (needsQueryVector(options.mode)) {
-      if (!this.embedder)
-        throw new RagError('ERR_NO_VECTORS', `a ${options.mode} search needs vectors; this index has none`);
+      if (!this.embedder) throw noVectorsError(options);
       this.embedder.start();
       queryVector = await this.embedder.embedQuery(options.query);
     }
