@@ -8,8 +8,6 @@ export interface QueryTerm {
   readonly text: string;
   /** Matches every indexed term that starts with `text` (an unspaced run shorter than its n-gram). */
   readonly prefix: boolean;
-  /** The query token it came from (a word, or a whole unspaced run). */
-  readonly token: string;
   readonly kind: RunKind;
 }
 
@@ -18,8 +16,6 @@ export interface QueryTerms {
   readonly terms: readonly QueryTerm[];
   /** The query's terms in order, repeats kept: the phrase the text forms. */
   readonly sequence: readonly QueryTerm[];
-  /** Distinct tokens in query order, with their kind (for substring search and for marking matches). */
-  readonly tokens: readonly { readonly text: string; readonly kind: RunKind }[];
 }
 
 export interface QueryTermOptions {
@@ -40,16 +36,16 @@ export function queryTerms(query: string, options: QueryTermOptions): QueryTerms
     for (const run of runsOf(token)) {
       const whole = run.units.join('');
       if (run.kind === 'word' || !options.ngrams) {
-        sequence.push({ text: whole, prefix: false, token: whole, kind: run.kind });
+        sequence.push({ text: whole, prefix: false, kind: run.kind });
         continue;
       }
       const n = GRAM_LENGTH[run.kind];
       if (run.units.length < n) {
-        sequence.push({ text: whole, prefix: true, token: whole, kind: run.kind });
+        sequence.push({ text: whole, prefix: true, kind: run.kind });
         continue;
       }
       for (let i = 0; i + n <= run.units.length; i += 1) {
-        sequence.push({ text: run.units.slice(i, i + n).join(''), prefix: false, token: whole, kind: run.kind });
+        sequence.push({ text: run.units.slice(i, i + n).join(''), prefix: false, kind: run.kind });
       }
     }
   }
@@ -61,9 +57,5 @@ export function queryTerms(query: string, options: QueryTermOptions): QueryTerms
     seen.add(key);
     return true;
   });
-  return {
-    terms: terms.slice(0, MAX_QUERY_TERMS),
-    sequence,
-    tokens: [...new Map(sequence.map((term) => [term.token, { text: term.token, kind: term.kind }])).values()],
-  };
+  return { terms: terms.slice(0, MAX_QUERY_TERMS), sequence };
 }

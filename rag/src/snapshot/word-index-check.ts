@@ -55,7 +55,7 @@ function probeTerms(memory: MemoryWords): QueryTerm[] {
 }
 
 function word(text: string, prefix: boolean): QueryTerm {
-  return { text, prefix, token: text, kind: 'word' };
+  return { text, prefix, kind: 'word' };
 }
 
 /** Same chunks in the same order with the same scores, to the last bit. */
