@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { WORDS_TOKENIZE } from '../store/schema.js';
+import { quoteSql, WORDS_TOKENIZE } from '../store/schema.js';
 
 /** Texts whose tokens are remembered; a bound keeps a stream of distinct queries from growing it. */
 const MAX_CACHED_TEXTS = 50_000;
@@ -20,11 +20,11 @@ export class Fts5Mirror {
   private readonly ln: Database.Statement;
   private readonly cache = new Map<string, readonly string[]>();
 
-  constructor(tokenize: string = WORDS_TOKENIZE) {
+  constructor() {
     this.db = new Database(':memory:');
     try {
       this.db.exec(`
-        CREATE VIRTUAL TABLE texts USING fts5 (text, content = '', tokenize = '${tokenize.replaceAll("'", "''")}');
+        CREATE VIRTUAL TABLE texts USING fts5 (text, content = '', tokenize = ${quoteSql(WORDS_TOKENIZE)});
         CREATE VIRTUAL TABLE text_tokens USING fts5vocab (texts, 'instance');`);
       this.insert = this.db.prepare('INSERT INTO texts (rowid, text) VALUES (?, ?)');
       this.read = this.db.prepare('SELECT doc, term FROM text_tokens ORDER BY doc, offset').raw();

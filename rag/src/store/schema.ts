@@ -70,7 +70,8 @@ CREATE TABLE chunk_vectors (
 ) STRICT;
 `;
 
-const quoteSql = (text: string) => `'${text.replaceAll("'", "''")}'`;
+/** A string literal of SQL. */
+export const quoteSql = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 /** An FTS5 table over the chunks' own title, heading and body, kept in step by triggers in the same transaction. */
 function externalContentTable(name: string, tokenize: string): string {
