@@ -15,7 +15,7 @@ export interface LexicalResult {
 
 export type LexicalSource = Pick<
   LexicalTables,
-  'layout' | 'rowCount' | 'hasSubstrings' | 'wordRanking' | 'rankWords' | 'rankSubstrings'
+  'layout' | 'rowCount' | 'wordRanking' | 'rankWords' | 'rankSubstrings'
 >;
 
 /** The trigram tokenizer indexes three-character windows: a shorter substring matches nothing. */
@@ -37,7 +37,9 @@ const TRIGRAM_LENGTH = 3;
  * on how many chunks the index holds, only on their ranking.
  */
 export function lexicalLeg(query: string, depth: number, source: LexicalSource, scope: ChunkScope): LexicalResult {
-  const analysed = queryTerms(query, { ngrams: source.layout === 'words+trigram' });
+  // The trigram table comes with the n-gram word table; the fallback layout has neither.
+  const trigrams = source.layout === 'words+trigram';
+  const analysed = queryTerms(query, { ngrams: trigrams });
   const listed = new Set<number>();
   const tiers: LexicalTier[] = [];
   const append = (tier: LexicalTier, ranked: readonly RankedChunk[]) => {
@@ -53,7 +55,7 @@ export function lexicalLeg(query: string, depth: number, source: LexicalSource, 
   const words = source.wordRanking(analysed.terms);
   const { informative, substrings } = selectTerms(analysed.terms, source.rowCount, words);
   if (informative.length > 0 && listed.size < depth) append('words', words.rank(informative, scope, depth));
-  if (listed.size < depth && source.hasSubstrings && substrings.length > 0) {
+  if (listed.size < depth && trigrams && substrings.length > 0) {
     append('substrings', source.rankSubstrings(anyOf(substrings.map(quote)), scope, depth + listed.size));
   }
   return { chunkIds: [...listed], tiers };

@@ -71,11 +71,6 @@ export class LexicalTables {
     return this.memory()?.wordRanking(terms) ?? this.sqlWords;
   }
 
-  /** Whether the trigram table is there (substring search). */
-  get hasSubstrings(): boolean {
-    return this.statements.trigrams !== undefined;
-  }
-
   /** Chunks matching a word-table expression: what FTS5 counts for that term's IDF. */
   documentFrequency(expression: string): number {
     const cached = this.frequencies.get(expression);
