@@ -13,10 +13,7 @@ export interface LexicalResult {
   readonly tiers: readonly LexicalTier[];
 }
 
-export type LexicalSource = Pick<
-  LexicalTables,
-  'layout' | 'rowCount' | 'wordRanking' | 'rankWords' | 'rankSubstrings'
->;
+export type LexicalSource = Pick<LexicalTables, 'layout' | 'rowCount' | 'wordRanking' | 'rankWords' | 'rankSubstrings'>;
 
 /** The trigram tokenizer indexes three-character windows: a shorter substring matches nothing. */
 const TRIGRAM_LENGTH = 3;
