@@ -10,7 +10,7 @@ import {
   sendJson,
   sendJsonAndClose,
 } from '@notegate/kit/http';
-import { tokenError } from '../errors/token-endpoint-errors.js';
+import { TEMPORARILY_UNAVAILABLE, tokenError } from '../errors/token-endpoint-errors.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import { authorizationServerMetadataUrl } from '../oauth/well-known.js';
 import { authorizationServerMetadata, JWKS_PATH, TOKEN_PATH } from './metadata.js';
@@ -103,8 +103,8 @@ function createAuthzServer(
 
 /** Over the connection cap: the token service's own 503 (docs/protocol.md#limits). */
 const BUSY_BODY = {
-  error: 'temporarily_unavailable',
-  error_description: 'The token service is temporarily unavailable; retry later.',
+  error: TEMPORARILY_UNAVAILABLE.protocolCode,
+  error_description: TEMPORARILY_UNAVAILABLE.description,
 };
 
 async function handleTokenRequest(endpoint: TokenEndpoint, req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -4,6 +4,12 @@ import { errorFactory, isErrorOf, type ProtocolError } from './protocol-error.js
 const invalidClient = (description: string) => ({ protocolCode: 'invalid_client', status: 401, description }) as const;
 const invalidRequest = (description: string) =>
   ({ protocolCode: 'invalid_request', status: 400, description }) as const;
+/** Every 503 of the token service says the same: what is unavailable goes to the audit detail. */
+export const TEMPORARILY_UNAVAILABLE = {
+  protocolCode: 'temporarily_unavailable',
+  status: 503,
+  description: 'The token service is temporarily unavailable; retry later.',
+} as const;
 
 /**
  * Every refusal of the token endpoint (`notegate authz`), in the order of the table
@@ -67,17 +73,9 @@ export const TOKEN_ENDPOINT_ERRORS = {
   // reject mode: (sub, jti) not seen before
   ERR_SVID_REPLAYED: invalidClient('The client assertion has already been used.'),
   // reject mode: replay store has room
-  ERR_REPLAY_STORE_FULL: {
-    protocolCode: 'temporarily_unavailable',
-    status: 503,
-    description: 'The token service is temporarily unavailable; retry later.',
-  },
+  ERR_REPLAY_STORE_FULL: TEMPORARILY_UNAVAILABLE,
   // reject mode: the replay store answered in time (docs/protocol.md#replay-store)
-  ERR_REPLAY_STORE_UNAVAILABLE: {
-    protocolCode: 'temporarily_unavailable',
-    status: 503,
-    description: 'The token service is temporarily unavailable; retry later.',
-  },
+  ERR_REPLAY_STORE_UNAVAILABLE: TEMPORARILY_UNAVAILABLE,
   // client_id, if sent, equals sub
   ERR_CLIENT_ID_MISMATCH: invalidClient('client_id does not match the client assertion subject.'),
   // SPIFFE ID present in policy
@@ -109,11 +107,7 @@ export const TOKEN_ENDPOINT_ERRORS = {
     description: 'The requested scope exceeds what this client may obtain for the resource.',
   },
   // Trust bundle fetch fails
-  ERR_BUNDLE_UNAVAILABLE: {
-    protocolCode: 'temporarily_unavailable',
-    status: 503,
-    description: 'The token service is temporarily unavailable; retry later.',
-  },
+  ERR_BUNDLE_UNAVAILABLE: TEMPORARILY_UNAVAILABLE,
 
   // Anything unexpected: never details to the client.
   ERR_SERVER: {

@@ -97,7 +97,7 @@ export function rejectUnknownKeys(
 export function rejectDuplicates(
   values: readonly string[],
   whereOf: (index: number) => string,
-  fail: ConfigFail,
+  fail: (where: string, why: string) => Error,
 ): void {
   const seen = new Map<string, number>();
   for (const [index, value] of values.entries()) {

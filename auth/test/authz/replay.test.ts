@@ -66,7 +66,7 @@ describe('replay, reject mode (default)', () => {
     const cache = new ReplayCache({ clock: clock.now });
     const h = await startHarness(t, { manualClock: clock, replayStore: cache });
     // 9,999 real entries from earlier assertions of another workload, alive until exp + 30 s.
-    for (let i = 0; i < 9_999; i++) cache.record(`spiffe://example.org/reader\njfill-${i}`, START_MS + 330_000);
+    for (let i = 0; i < 9_999; i++) cache.record(`spiffe://example.org/reader jfill-${i}`, START_MS + 330_000);
     const last = h.form(await h.svid({ jti: 'ten-thousandth' }));
     assert.equal((await h.post(last)).status, 200);
     assert.equal(cache.size, 10_000);

@@ -2,6 +2,7 @@ import type { JsonWebKey, KeyObject } from 'node:crypto';
 import { createECDH, createPrivateKey } from 'node:crypto';
 import { errorMessage } from '@notegate/kit';
 import { z } from 'zod';
+import { rejectDuplicates } from '../../spiffe/trust-domain-file.js';
 import type { AccessTokenSigningKey, SigningKeySet } from './signing-key.js';
 import { accessTokenSigningKey, signingKeySet } from './signing-key.js';
 
@@ -51,11 +52,11 @@ export function parseKeyFileEntries(text: string): [PrivateKeyEntry, ...PrivateK
     if (!parsed.success) throw new Error(describeIssue(parsed.error.issues[0], 'a private P-256 JWK', index));
     return parsed.data;
   });
-  const seen = new Set<string>();
-  entries.forEach((entry, index) => {
-    if (seen.has(entry.kid)) throw new Error(`keys[${index}].kid: '${entry.kid}' appears twice`);
-    seen.add(entry.kid);
-  });
+  rejectDuplicates(
+    entries.map((entry) => entry.kid),
+    (index) => `keys[${index}].kid`,
+    (where, why) => new Error(`${where}: ${why}`),
+  );
   return entries as [PrivateKeyEntry, ...PrivateKeyEntry[]];
 }
 

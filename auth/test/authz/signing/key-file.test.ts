@@ -47,7 +47,7 @@ describe('parseSigningKeyFile', () => {
     ['an empty kid', fileOf({ ...good, kid: '' }), /^keys\[0\]\.kid: must be 1 to 256 printable/],
     ['another alg', fileOf({ ...good, alg: 'ES384' }), /^keys\[0\]\.alg: must be "ES256"/],
     ['another use', fileOf({ ...good, use: 'enc' }), /^keys\[0\]\.use: must be "sig"/],
-    ['a kid twice', fileOf(good, { ...other, kid: 'good' }), /^keys\[1\]\.kid: 'good' appears twice/],
+    ['a kid twice', fileOf(good, { ...other, kid: 'good' }), /^keys\[1\]\.kid: 'good' duplicates keys\[0\]\.kid/],
     [
       'x and y of another key',
       fileOf({ ...good, x: other.x, y: other.y }),
