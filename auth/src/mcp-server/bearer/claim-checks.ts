@@ -68,7 +68,7 @@ export const DEFAULT_MAX_TOKEN_LIFETIME_S = 900;
 
 /**
  * Defence in depth beyond RFC 9068 §4 (docs/protocol.md#bearer-checks): a token issued in the future
- * (beyond the leeway) or living longer than `maxLifetimeS` is refused, so that a mis-set issuer clock or
+ * (beyond the leeway), expiring before it was issued, or living longer than `maxLifetimeS` is refused, so that a mis-set issuer clock or
  * a key that signs long-lived tokens cannot mint tokens that outlive their purpose here.
  */
 export function checkIssuedAt(claims: AccessTokenClaims, nowS: number, maxLifetimeS: number): void {
@@ -76,6 +76,7 @@ export function checkIssuedAt(claims: AccessTokenClaims, nowS: number, maxLifeti
     throw bearerError('ERR_NOT_YET_VALID', `iat ${claims.iat} is after now ${nowS} + ${ISSUED_AT_LEEWAY_S} s`);
   }
   const lifetimeS = claims.exp - claims.iat;
+  if (lifetimeS <= 0) throw bearerError('ERR_LIFETIME', `exp ${claims.exp} is not after iat ${claims.iat}`);
   if (lifetimeS > maxLifetimeS) {
     throw bearerError('ERR_LIFETIME', `exp - iat is ${lifetimeS} s, more than ${maxLifetimeS} s`);
   }

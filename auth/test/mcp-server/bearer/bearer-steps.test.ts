@@ -151,11 +151,16 @@ describe('claim checks', () => {
     assert.throws(() => checkExpiry(claims, 1_000_300), refusedWith('ERR_EXPIRED'));
     assert.throws(() => checkExpiry(claims, 1_000_009), refusedWith('ERR_NOT_YET_VALID'));
   });
-  it('refuses a token issued beyond the 30 s leeway or living longer than the maximum', () => {
+  it('refuses a token issued beyond the 30 s leeway, expiring before it was issued, or living longer than the maximum', () => {
     const claims = checkRequiredClaims(payload({ iat: 1_000_000, exp: 1_000_900 }));
     checkIssuedAt(claims, 999_970, 900);
     assert.throws(() => checkIssuedAt(claims, 999_969, 900), refusedWith('ERR_NOT_YET_VALID'));
     assert.throws(() => checkIssuedAt(claims, 1_000_000, 899), refusedWith('ERR_LIFETIME'));
+    // exp before iat, both within the leeway ahead of now: only the order of the two gives it away.
+    const backwards = checkRequiredClaims(payload({ iat: 1_000_020, exp: 1_000_010 }));
+    assert.throws(() => checkIssuedAt(backwards, 1_000_000, 900), refusedWith('ERR_LIFETIME'));
+    const instant = checkRequiredClaims(payload({ iat: 1_000_010, exp: 1_000_010 }));
+    assert.throws(() => checkIssuedAt(instant, 1_000_000, 900), refusedWith('ERR_LIFETIME'));
   });
   it('parses scope lists per RFC 6749 §3.3', () => {
     assert.deepEqual(parseScopeParameter('notes:read'), new Set(['notes:read']));
