@@ -44,7 +44,7 @@ async function noAuth(engine) {
       const body = await readJsonBody(req);
       const call = toolCallOf(parseRpcMessage(body));
       const tool = call && catalog.get(call.name);
-      if (tool && (tool.argumentProblem(call.arguments) !== undefined || tool.refusal?.(call.arguments))) {
+      if (tool && tool.screen(call.arguments) !== undefined) {
         throw new Error('refused');
       }
       const response = await dispatcher.dispatch(

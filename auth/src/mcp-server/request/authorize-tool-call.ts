@@ -20,8 +20,7 @@ export function knownTool(catalog: ToolCatalog, call: ToolCall): ScopedTool {
  */
 export function authorizeToolCall(tool: ScopedTool, claims: AccessTokenClaims, call: ToolCall): void {
   checkToolScope(claims, tool.scope);
-  const problem = tool.argumentProblem(call.arguments);
-  if (problem !== undefined) throw requestError('ERR_INVALID_ARGUMENTS', clip(problem));
-  const refused = tool.refusal?.(call.arguments);
-  if (refused) throw refused;
+  const screened = tool.screen(call.arguments);
+  if (screened && 'invalid' in screened) throw requestError('ERR_INVALID_ARGUMENTS', clip(screened.invalid));
+  if (screened) throw screened.refused;
 }

@@ -19,7 +19,7 @@ export interface ToolDefinition<In extends z.ZodType, Out extends z.ZodType<Reco
   readonly input: In;
   readonly output: Out;
   readonly run: (args: z.output<In>) => Promise<z.output<Out>>;
-  /** A refusal decided before dispatch (see ToolRegistration.refusal), given the parsed arguments. */
+  /** A refusal decided before dispatch (see ToolRegistration.screen), given the parsed arguments. */
   readonly refusal?: (args: z.output<In>) => ProtocolError | undefined;
   /** The result as text for the client's reader; default the JSON of the structured content. */
   readonly text?: (result: z.output<Out>) => string;
@@ -40,11 +40,12 @@ export function defineTool<In extends z.ZodType, Out extends z.ZodType<Record<st
   return {
     name,
     ...(scope !== undefined && { scope }),
-    argumentProblem: (args) => {
+    screen: (args) => {
       const parsed = input.safeParse(args ?? {});
-      return parsed.success ? undefined : parsed.error.issues.map(describeIssue).join('; ');
+      if (!parsed.success) return { invalid: parsed.error.issues.map(describeIssue).join('; ') };
+      const refused = refusal?.(parsed.data);
+      return refused && { refused };
     },
-    ...(refusal && { refusal: (args: unknown) => refusal(input.parse(args ?? {})) }),
     register: (server: McpServer) => {
       // Widened to the SDK's schema type so the callback receives the validated value as unknown;
       // parsing it again with the same schema gives it back its static type.

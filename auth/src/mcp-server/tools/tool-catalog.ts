@@ -8,15 +8,16 @@ export interface ToolRegistration {
   readonly name: string;
   /** The OAuth scope a caller needs; a registration without one makes the server refuse to start. */
   readonly scope?: string;
-  /** Why `args` violate the input schema, or undefined when they are valid. */
-  readonly argumentProblem: (args: unknown) => string | undefined;
   /**
-   * For valid arguments: a refusal the tool would answer anyway (a path outside the vault, an index
-   * that is not there), decided before the call reaches the SDK so that its detail goes to the audit line.
+   * The arguments, before the call reaches the SDK: `invalid` (why) when they violate the input schema,
+   * else `refused` when the tool would refuse them anyway (a path outside the vault, an index that is
+   * not there), so that the detail goes to the audit line; undefined when the call may go on.
    */
-  readonly refusal?: (args: unknown) => ProtocolError | undefined;
+  readonly screen: (args: unknown) => ArgumentScreening | undefined;
   readonly register: (server: McpServer) => void;
 }
+
+export type ArgumentScreening = { readonly invalid: string } | { readonly refused: ProtocolError };
 
 /** A registration whose scope was checked at start-up. */
 export interface ScopedTool extends ToolRegistration {

@@ -152,7 +152,7 @@ describe('official SDK clients against the notes server', () => {
     const probe: ToolRegistration = {
       name: 'probe.context',
       scope: 'notes:read',
-      argumentProblem: () => undefined,
+      screen: () => undefined,
       register: (server) =>
         server.registerTool('probe.context', { description: 'records what a tool can see' }, (ctx) => {
           seen.push({

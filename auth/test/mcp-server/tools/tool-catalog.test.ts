@@ -5,7 +5,7 @@ import { ToolCatalog, type ToolRegistration } from '../../../src/mcp-server/tool
 import { startNotesServer } from '../../support/notes-server-fixture.js';
 
 function tool(name: string, scope?: string): ToolRegistration {
-  return { name, ...(scope !== undefined && { scope }), argumentProblem: () => undefined, register: () => undefined };
+  return { name, ...(scope !== undefined && { scope }), screen: () => undefined, register: () => undefined };
 }
 
 describe('ToolCatalog', () => {
