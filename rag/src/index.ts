@@ -56,4 +56,5 @@ export { loadFromCache, openIndex, SearchIndex, type SearchIndexOptions } from '
 export { IndexSnapshot } from './snapshot/index-snapshot.js';
 export { SnapshotSource } from './snapshot/snapshot-source.js';
 export { describeWordIndex } from './snapshot/word-index.js';
+export { isHiddenName, isMarkdownName, withoutMarkdownExtension } from './walk/vault-path.js';
 export { type VaultWatcher, watchVaults } from './walk/vault-watcher.js';

@@ -4,12 +4,12 @@
  * and never under a hidden name (the vault walk skips those, so such a note
  * would never be found).
  */
+import { isHiddenName, isMarkdownName, withoutMarkdownExtension } from '@notegate/rag';
 
 /** Longest file or folder name most file systems take (bytes of UTF-8). */
 const NAME_MAX_BYTES = 255;
 /** Ours: a title becomes at most this many characters of file name. */
 const TITLE_NAME_MAX_CHARACTERS = 80;
-const MARKDOWN = /\.(md|markdown)$/i;
 // Anything but letters, marks, digits, space, '-' and '_' separates the words of a file name.
 const NOT_NAME_CHARACTER = /[^\p{L}\p{M}\p{N} _-]+/gu;
 
@@ -23,10 +23,10 @@ export function notePathProblem(path: string): string | undefined {
   for (const segment of segments) {
     if (segment === '') return 'has an empty segment';
     if (segment === '..' || segment === '.') return `has a '${segment}' segment`;
-    if (segment.startsWith('.')) return 'has a hidden segment';
+    if (isHiddenName(segment)) return 'has a hidden segment';
     if (Buffer.byteLength(segment, 'utf8') > NAME_MAX_BYTES) return `has a segment over ${NAME_MAX_BYTES} bytes`;
   }
-  if (!MARKDOWN.test(path)) return 'does not end in .md or .markdown';
+  if (!isMarkdownName(path)) return 'does not end in .md or .markdown';
   return undefined;
 }
 
@@ -45,6 +45,6 @@ export function titleFileName(title: string): string | undefined {
 /** `Name.md`, `Name 2.md`, `Name 3.md`, … : the candidates for a new note of that name. */
 export function numberedName(fileName: string, n: number): string {
   if (n <= 1) return fileName;
-  const ext = MARKDOWN.exec(fileName)?.[0] ?? '';
-  return `${fileName.slice(0, fileName.length - ext.length)} ${n}${ext}`;
+  const stem = withoutMarkdownExtension(fileName);
+  return `${stem} ${n}${fileName.slice(stem.length)}`;
 }
