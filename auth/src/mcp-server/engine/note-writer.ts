@@ -1,4 +1,5 @@
 import { stringify } from 'yaml';
+import { describeThrown } from '../../errors/protocol-error.js';
 import { writeFileAtomic } from '../../shared/atomic-write.js';
 import { numberedName, titleFileName } from './note-path.js';
 import { NotePlaceError, resolveNoteTarget } from './note-target.js';
@@ -37,6 +38,17 @@ export class NoteWriter {
 
   constructor(vaultRealPath: string) {
     this.#vaultRealPath = vaultRealPath;
+  }
+
+  /** Why no note can be placed at `path` now (for the audit line), or undefined when one can. */
+  placeProblem(path: string): string | undefined {
+    try {
+      resolveNoteTarget(this.#vaultRealPath, path, false);
+      return undefined;
+    } catch (err) {
+      // A folder the server may not read, or one removed meanwhile, is no place for a note either.
+      return err instanceof NotePlaceError ? err.detail : describeThrown(err);
+    }
   }
 
   write(input: NoteInput): Promise<WrittenNote> {

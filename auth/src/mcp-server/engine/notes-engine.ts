@@ -1,3 +1,4 @@
+import { errorMessage } from '@notegate/kit';
 import {
   describeWordIndex,
   type Embedder,
@@ -110,7 +111,7 @@ export class NotesEngine {
       );
     } catch (err) {
       // Writes through notes.write still index at once; edits by other programs wait for the next one.
-      options.log(`not following the vault folders (${err instanceof Error ? err.message : String(err)})`);
+      options.log(`not following the vault folders (${errorMessage(err)})`);
     }
     const caughtUp = engine.#follower.indexNow();
     if (options.createIndex) await caughtUp;
@@ -127,8 +128,9 @@ export class NotesEngine {
     return this.#options.writeVaultId;
   }
 
-  get writeVaultRealPath(): string {
-    return this.#options.config.vaults.find((vault) => vault.id === this.#options.writeVaultId)?.realPath ?? '';
+  /** Why notes.write could not put a note at `path` of the write vault now, or undefined. */
+  placeProblem(path: string): string | undefined {
+    return this.#writer.placeProblem(path);
   }
 
   /**

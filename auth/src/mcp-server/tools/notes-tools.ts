@@ -1,10 +1,10 @@
 import { ApiError, parseSearchRequest, RagError, SEARCH_MODES, type SearchHit } from '@notegate/rag';
 import { z } from 'zod';
-import { describeThrown, type ProtocolError } from '../../errors/protocol-error.js';
+import type { ProtocolError } from '../../errors/protocol-error.js';
 import { toolError } from '../../errors/tool-errors.js';
 import { NOTES_READ_SCOPE, NOTES_WRITE_SCOPE } from '../../oauth/notes-scopes.js';
 import { notePathProblem, titleFileName } from '../engine/note-path.js';
-import { NotePlaceError, resolveNoteTarget } from '../engine/note-target.js';
+import { NotePlaceError } from '../engine/note-target.js';
 import type { NotesEngine } from '../engine/notes-engine.js';
 import { snippetOf } from '../engine/snippet.js';
 import { defineTool, ToolFailure } from './define-tool.js';
@@ -131,12 +131,8 @@ function writeRefusal(engine: NotesEngine, args: WriteInput): ProtocolError | un
   } else {
     const problem = notePathProblem(args.path);
     if (problem !== undefined) return toolError('ERR_NOTE_PATH', `path ${problem}`);
-    try {
-      resolveNoteTarget(engine.writeVaultRealPath, args.path, false);
-    } catch (err) {
-      // A folder the server may not read, or one removed meanwhile, is no place for a note either.
-      return toolError('ERR_NOTE_PATH', err instanceof NotePlaceError ? err.detail : describeThrown(err));
-    }
+    const unplaceable = engine.placeProblem(args.path);
+    if (unplaceable !== undefined) return toolError('ERR_NOTE_PATH', unplaceable);
   }
   const unavailable = engine.unavailable();
   return unavailable === undefined ? undefined : toolError('ERR_INDEX_UNAVAILABLE', unavailable);
