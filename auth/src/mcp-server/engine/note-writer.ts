@@ -2,7 +2,7 @@ import { stringify } from 'yaml';
 import { describeThrown } from '../../errors/protocol-error.js';
 import { writeFileAtomic } from '../../shared/atomic-write.js';
 import { numberedName, titleFileName } from './note-path.js';
-import { NotePlaceError, resolveNoteTarget } from './note-target.js';
+import { NotePlaceError, type NoteTarget, resolveNoteTarget } from './note-target.js';
 
 /** Ours: `Title 2.md` … `Title 1000.md`, then a new note of that title is refused. */
 const MAX_NAME_NUMBER = 1_000;
@@ -64,15 +64,24 @@ export class NoteWriter {
       for (let n = 1; n <= MAX_NAME_NUMBER; n++) {
         const candidate = numberedName(name, n);
         if (resolveNoteTarget(this.#vaultRealPath, candidate, false).exists) continue;
-        return this.#serialised(candidate, () => this.#writeAt(candidate, content, true));
+        const written = await this.#serialised(candidate, () => this.#writeNew(candidate, content));
+        if (written) return written;
       }
       throw new NotePlaceError(`${MAX_NAME_NUMBER} notes named ${name} exist already`);
     });
   }
 
-  async #writeAt(path: string, content: string, mustBeNew = false): Promise<WrittenNote> {
+  async #writeAt(path: string, content: string): Promise<WrittenNote> {
+    return this.#put(path, resolveNoteTarget(this.#vaultRealPath, path, true), content);
+  }
+
+  /** A new note at `path`; undefined when another writer took the name meanwhile (the next number is tried). */
+  async #writeNew(path: string, content: string): Promise<WrittenNote | undefined> {
     const target = resolveNoteTarget(this.#vaultRealPath, path, true);
-    if (mustBeNew && target.exists) throw new NotePlaceError(`${path}: created meanwhile by another writer`);
+    return target.exists ? undefined : this.#put(path, target, content);
+  }
+
+  async #put(path: string, target: NoteTarget, content: string): Promise<WrittenNote> {
     await writeFileAtomic(target.dir, target.name, content);
     return { path, created: !target.exists, bytes: Buffer.byteLength(content, 'utf8') };
   }
