@@ -1,4 +1,3 @@
-import type { FetchLike } from '@modelcontextprotocol/client';
 import type { Command, CommandIo } from '@notegate/kit/cli';
 import { processIo, untilShutdown } from '@notegate/kit/cli';
 import { fetchAccessToken } from '../agent/fetch-access-token.js';
@@ -41,14 +40,10 @@ export function proxyCommand(io: CommandIo = processIo): Command<ProxyOptions> {
     async run({ options: values }) {
       const flags = parseTokenFlags(values, process.env);
       const tokens = openTokenFetch(flags, parseScopeFlag(values.scope));
-      // A token fetch still running at exit is cut off, so a hung authz cannot hold the process.
-      const exiting = new AbortController();
-      const fetchUntilExit: FetchLike = (url, init) =>
-        fetch(url, { ...init, signal: AbortSignal.any([exiting.signal, ...(init?.signal ? [init.signal] : [])]) });
       try {
         return await runProxy({
           resource: flags.resource,
-          fetchToken: () => fetchAccessToken({ ...tokens.request, fetch: fetchUntilExit }),
+          fetchToken: () => fetchAccessToken(tokens.request),
           refreshMarginMs: PROXY_REFRESH_MARGIN_MS,
           timeoutMs: flags.timeoutMs,
           input: process.stdin,
@@ -58,7 +53,6 @@ export function proxyCommand(io: CommandIo = processIo): Command<ProxyOptions> {
           stopRequested: untilShutdown(() => undefined).then(() => 'stop requested'),
         });
       } finally {
-        exiting.abort();
         tokens.close();
       }
     },

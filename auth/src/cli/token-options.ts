@@ -1,3 +1,4 @@
+import type { FetchLike } from '@modelcontextprotocol/client';
 import type { ParsedOptions } from '@notegate/kit/cli';
 import { parseInteger } from '@notegate/kit/cli';
 import { type FetchAccessTokenOptions, requireScope } from '../agent/fetch-access-token.js';
@@ -95,7 +96,7 @@ export interface TokenFetch {
   readonly audit: AuditLog;
   /** The options of `fetchAccessToken` the flags give, with the audit log and a Workload API client. */
   readonly request: FetchAccessTokenOptions;
-  /** Closes the Workload API client and the audit log. */
+  /** Cuts off the token fetches still running, then closes the Workload API client and the audit log. */
   close(): void;
 }
 
@@ -103,10 +104,15 @@ export function openTokenFetch(flags: TokenFlags, scope: string | undefined): To
   const { audit, close } = openAuditLog(flags.auditPath);
   const svidSource = new WorkloadApiClient({ address: flags.workloadApi });
   const { resource, trustedIssuers, timeoutMs } = flags;
+  // A fetch still running when the command ends is cut off: a hung authz cannot hold the process.
+  const closing = new AbortController();
+  const fetchUntilClosed: FetchLike = (url, init) =>
+    fetch(url, { ...init, signal: AbortSignal.any([closing.signal, ...(init?.signal ? [init.signal] : [])]) });
   return {
     audit,
-    request: { resource, trustedIssuers, scope, timeoutMs, svidSource, audit },
+    request: { resource, trustedIssuers, scope, timeoutMs, svidSource, audit, fetch: fetchUntilClosed },
     close() {
+      closing.abort();
       svidSource.close();
       close();
     },
