@@ -29,6 +29,7 @@ export class WordPostings {
    * length). A contentless table never takes a deleted row out of its totals.
    */
   readonly totals: { readonly rows: number; readonly tokens: number };
+  #seen: Uint8Array | undefined;
 
   constructor(parts: WordPostingsParts) {
     const { terms, offsets, rows, frequencies, lengths, totals } = parts;
@@ -69,10 +70,21 @@ export class WordPostings {
   /** Rows holding any term of the range: what FTS5 counts for the IDF of that phrase. */
   documentFrequency(range: TermRange): number {
     if (range.end - range.first <= 1) return this.postingCount(range);
-    const seen = new Set<number>();
-    for (let i = this.offsets[range.first] ?? 0; i < (this.offsets[range.end] ?? 0); i += 1)
-      seen.add(this.rows[i] ?? 0);
-    return seen.size;
+    // A mark per row, cleared again after the count: a prefix can cover hundreds of thousands of postings.
+    this.#seen ??= new Uint8Array(this.rowCount);
+    const seen = this.#seen;
+    const start = this.offsets[range.first] ?? 0;
+    const end = this.offsets[range.end] ?? 0;
+    let count = 0;
+    for (let i = start; i < end; i += 1) {
+      const row = this.rows[i] as number;
+      if (seen[row] === 0) {
+        seen[row] = 1;
+        count += 1;
+      }
+    }
+    for (let i = start; i < end; i += 1) seen[this.rows[i] as number] = 0;
+    return count;
   }
 
   /** Postings of the terms of the range (rows counted once per term). */
