@@ -1,6 +1,7 @@
 import { createReadStream, existsSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { errorMessage } from '@notegate/kit';
 import { z } from 'zod';
 import { RagError } from '../errors/rag-error.js';
 
@@ -97,7 +98,7 @@ function parseJsonLine<T>(line: string, schema: z.ZodType<T>, where: string): T 
   try {
     value = JSON.parse(line);
   } catch (err) {
-    throw datasetError(where, `not valid JSON (${err instanceof Error ? err.message : String(err)})`);
+    throw datasetError(where, `not valid JSON (${errorMessage(err)})`);
   }
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
