@@ -1,5 +1,6 @@
 import { closeSync, constants, fchmodSync, fstatSync, openSync } from 'node:fs';
 import { UsageError } from '@notegate/kit/cli';
+import { ownershipProblem } from '../shared/owner-only.js';
 
 /** Owner read/write only: audit lines name callers and decisions. */
 const AUDIT_FILE_MODE = 0o600;
@@ -29,12 +30,8 @@ export function openAuditFile(path: string): number {
     // A device such as /dev/null holds no lines to protect, and is never re-moded.
     if (info.isCharacterDevice()) return fd;
     if (!info.isFile()) throw refuse(path, 'is neither a regular file nor a character device');
-    const uid = process.getuid?.();
-    if (uid !== undefined && info.uid !== uid) throw refuse(path, `is owned by uid ${info.uid}, not by this user`);
-    if ((info.mode & 0o022) !== 0) {
-      const mode = (info.mode & 0o777).toString(8).padStart(4, '0');
-      throw refuse(path, `is writable by group or others (mode ${mode}); remove their write permission (chmod go-w)`);
-    }
+    const problem = ownershipProblem(info);
+    if (problem !== undefined) throw refuse(path, problem);
     fchmodSync(fd, AUDIT_FILE_MODE);
     return fd;
   } catch (err) {

@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import { basename, dirname, join, resolve } from 'node:path';
 import { errorMessage } from '@notegate/kit';
 import { UsageError } from '@notegate/kit/cli';
+import { ownershipProblem } from '../shared/owner-only.js';
 
 /** Linux sun_path holds 108 bytes including the terminating NUL. */
 const MAX_SOCKET_PATH_BYTES = 107;
@@ -34,14 +35,8 @@ export async function prepareSocketDir(dir: string): Promise<string> {
     }
   }
   if (!info.isDirectory()) throw fail('exists and is not a directory');
-  const uid = process.getuid?.();
-  if (uid !== undefined && info.uid !== uid) {
-    throw fail(`is owned by uid ${info.uid}, not by this user (uid ${uid}); use a directory of your own`);
-  }
-  if ((info.mode & 0o022) !== 0) {
-    const mode = (info.mode & 0o777).toString(8).padStart(4, '0');
-    throw fail(`is writable by group or others (mode ${mode}); remove their write permission (chmod go-w)`);
-  }
+  const problem = ownershipProblem(info, '; use a directory of your own');
+  if (problem !== undefined) throw fail(problem);
   try {
     await access(absolute, constants.W_OK | constants.X_OK);
   } catch {
