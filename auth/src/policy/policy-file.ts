@@ -5,7 +5,6 @@ import { spiffeIdProblem } from '../spiffe/spiffe-id.js';
 import type { ConfigFail } from '../spiffe/trust-domain-file.js';
 import {
   parseTrustDomainFile,
-  readConfigText,
   rejectDuplicates,
   rejectUnknownKeys,
   requiredList,
@@ -16,11 +15,6 @@ import { Policy } from './policy.js';
 
 const GRANT_KEYS = new Set(['spiffe_id', 'resources']);
 const RESOURCE_KEYS = new Set(['resource', 'scopes']);
-
-/** Reads and validates `--policy FILE`; every problem is a start-up error naming the entry. */
-export async function loadPolicyFile(path: string): Promise<Policy> {
-  return parsePolicy(await readConfigText('--policy', path), path);
-}
 
 /**
  * docs/protocol.md#policy-file: unknown keys, a SPIFFE ID outside trust_domain or malformed, a

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { UsageError } from '@notegate/kit/cli';
 import { waitFor } from '@notegate/kit/testing';
-import { loadPolicyFile, parsePolicy } from '../../src/policy/policy-file.js';
+import { parsePolicy } from '../../src/policy/policy-file.js';
 import { PolicyFile } from '../../src/policy/policy-source.js';
 
 const EXAMPLE = `trust_domain: example.org
@@ -127,18 +127,21 @@ describe('parsePolicy', () => {
   }
 });
 
-describe('loadPolicyFile', () => {
-  it('reads a file and names it when it cannot', async (t) => {
+describe('PolicyFile', () => {
+  it('reads a file at open and names it when it cannot', async (t) => {
     const dir = await mkdtemp(join(tmpdir(), 'notegate-policy-'));
     t.after(() => rm(dir, { recursive: true, force: true }));
     const path = join(dir, 'policy.yaml');
     await writeFile(path, EXAMPLE);
-    assert.equal((await loadPolicyFile(path)).trustDomain, 'example.org');
-    await assert.rejects(loadPolicyFile(join(dir, 'missing.yaml')), /--policy .*missing\.yaml: cannot read/);
+    const policy = await PolicyFile.open({ path, onEvent: () => undefined });
+    t.after(() => policy.close());
+    assert.equal(policy.current().trustDomain, 'example.org');
+    await assert.rejects(
+      PolicyFile.open({ path: join(dir, 'missing.yaml'), onEvent: () => undefined }),
+      /--policy .*missing\.yaml: cannot read/,
+    );
   });
-});
 
-describe('PolicyFile', () => {
   it('takes a valid new file, refuses a bad one keeping the policy in force, and answers every reload', async (t) => {
     const dir = await mkdtemp(join(tmpdir(), 'notegate-policy-'));
     t.after(() => rm(dir, { recursive: true, force: true }));
