@@ -53,6 +53,7 @@ export {
 export type { LexicalTier } from './search/lexical-leg.js';
 export { DEFAULT_FUSION_WEIGHTS, type FusionWeights } from './search/rrf.js';
 export { loadFromCache, openIndex, SearchIndex, type SearchIndexOptions } from './search/search-index.js';
+export { snippetOf, termPatterns } from './search/snippet.js';
 export { IndexSnapshot } from './snapshot/index-snapshot.js';
 export { SnapshotSource } from './snapshot/snapshot-source.js';
 export { describeWordIndex } from './snapshot/word-index.js';

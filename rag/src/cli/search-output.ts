@@ -1,8 +1,6 @@
-import { queryTerms } from '../lexical/query-terms.js';
 import type { SearchHit } from '../search/hybrid-search.js';
+import { snippetOf, termPatterns } from '../search/snippet.js';
 
-/** How much of a chunk the snippet shows, in characters. */
-const SNIPPET_CHARACTERS = 240;
 const BOLD = '\x1b[1m';
 const MARK = '\x1b[1;33m';
 const DIM = '\x1b[2m';
@@ -33,28 +31,6 @@ export function formatHits(hits: readonly SearchHit[], query: string, style: Hit
       return lines.join('\n');
     })
     .join('\n\n')}\n`;
-}
-
-/**
- * The query's terms as patterns over the source text, case-insensitive: a word
- * matches at the start of a word (`rotate` marks `rotated`), an n-gram of an
- * unspaced script anywhere.
- */
-export function termPatterns(query: string): RegExp[] {
-  const { terms } = queryTerms(query, { ngrams: true });
-  return terms.map((term) => {
-    const escaped = term.text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    return new RegExp(term.kind === 'word' ? `(?<![\\p{L}\\p{M}\\p{N}])${escaped}` : escaped, 'giu');
-  });
-}
-
-/** A window of the text (whitespace collapsed) that starts a little before the first match. */
-export function snippetOf(text: string, patterns: readonly RegExp[]): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  const first = Math.min(...patterns.map((p) => flat.search(p)).filter((at) => at >= 0), Number.POSITIVE_INFINITY);
-  const start = Number.isFinite(first) ? Math.max(0, first - SNIPPET_CHARACTERS / 4) : 0;
-  const end = Math.min(flat.length, start + SNIPPET_CHARACTERS);
-  return `${start > 0 ? '…' : ''}${flat.slice(start, end)}${end < flat.length ? '…' : ''}`;
 }
 
 /** Wraps every match of the patterns (overlaps merged) with `paint`. */

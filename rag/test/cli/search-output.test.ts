@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { formatHits, mark, snippetOf, termPatterns } from '../../src/cli/search-output.js';
+import { formatHits, mark } from '../../src/cli/search-output.js';
 import type { SearchHit } from '../../src/search/hybrid-search.js';
+import { snippetOf, termPatterns } from '../../src/search/snippet.js';
 
 const hit: SearchHit = {
   chunkId: 1,
@@ -28,6 +29,30 @@ describe('search output', () => {
     assert.equal(mark('misrotate', termPatterns('rotate'), brackets), 'misrotate', 'not inside a word');
     assert.equal(mark('分布式数据库系统', termPatterns('数据库'), brackets), '分布式[数据库]系统');
     assert.equal(mark('text', termPatterns('(IL-6) "x" AND'), brackets), 'text', 'punctuation is no pattern');
+  });
+
+  it('keeps a short text whole, whitespace collapsed', () => {
+    assert.equal(snippetOf('# Title\n\n  Body   text\n', termPatterns('body')), '# Title Body text');
+  });
+
+  it('starts a long text near the first match, cut at spaces and marked', () => {
+    const text = `${'filler '.repeat(100)}the custodian rotates the key ${'tail '.repeat(100)}`;
+    const snippet = snippetOf(text, termPatterns('Custodian'), 80);
+    assert.match(snippet, /^….*the custodian rotates the key.*…$/);
+    assert.ok(snippet.length <= 82);
+    const words = new Set(['filler', 'the', 'custodian', 'rotates', 'key', 'tail']);
+    assert.ok(
+      snippet
+        .slice(1, -1)
+        .split(' ')
+        .every((word) => words.has(word)),
+      'cut at word boundaries',
+    );
+  });
+
+  it('starts near an n-gram of an unspaced script too', () => {
+    const text = `${'前'.repeat(400)}分布式数据库${'后'.repeat(400)}`;
+    assert.match(snippetOf(text, termPatterns('数据库'), 40), /^….*数据库.*…$/);
   });
 
   it('cuts a snippet around the first match, with ellipses where text was left out', () => {

@@ -1,4 +1,12 @@
-import { ApiError, parseSearchRequest, RagError, SEARCH_MODES, type SearchHit } from '@notegate/rag';
+import {
+  ApiError,
+  parseSearchRequest,
+  RagError,
+  SEARCH_MODES,
+  type SearchHit,
+  snippetOf,
+  termPatterns,
+} from '@notegate/rag';
 import { z } from 'zod';
 import type { ProtocolError } from '../../errors/protocol-error.js';
 import { toolError } from '../../errors/tool-errors.js';
@@ -6,7 +14,6 @@ import { NOTES_READ_SCOPE, NOTES_WRITE_SCOPE } from '../../oauth/notes-scopes.js
 import { notePathProblem, titleFileName } from '../engine/note-path.js';
 import { NotePlaceError } from '../engine/note-target.js';
 import type { NotesEngine } from '../engine/notes-engine.js';
-import { snippetOf } from '../engine/snippet.js';
 import { defineTool, ToolFailure } from './define-tool.js';
 import type { ToolRegistration } from './tool-catalog.js';
 
@@ -73,7 +80,8 @@ export function notesTools(engine: NotesEngine, onFault: (tool: string, err: unk
         const request = parseSearchRequest(args, [], { vectors: engine.vectors });
         try {
           const hits = await engine.search(request);
-          return { hits: hits.map((found) => hitJson(found, args.query)) };
+          const patterns = termPatterns(args.query);
+          return { hits: hits.map((found) => hitJson(found, patterns)) };
         } catch (err) {
           if (err instanceof RagError && err.code === 'ERR_MODEL_UNAVAILABLE') {
             onFault('notes.search', err);
@@ -138,7 +146,7 @@ function writeRefusal(engine: NotesEngine, args: WriteInput): ProtocolError | un
   return unavailable === undefined ? undefined : toolError('ERR_INDEX_UNAVAILABLE', unavailable);
 }
 
-function hitJson(found: SearchHit, query: string): z.output<typeof hit> {
+function hitJson(found: SearchHit, patterns: readonly RegExp[]): z.output<typeof hit> {
   return {
     vault: found.vault,
     path: found.path,
@@ -146,7 +154,7 @@ function hitJson(found: SearchHit, query: string): z.output<typeof hit> {
     heading: found.heading,
     line_start: found.lineStart,
     line_end: found.lineEnd,
-    snippet: snippetOf(found.text, query),
+    snippet: snippetOf(found.text, patterns),
     score: found.score,
   };
 }

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { notePathProblem, numberedName, titleFileName } from '../../../src/mcp-server/engine/note-path.js';
-import { snippetOf } from '../../../src/mcp-server/engine/snippet.js';
 
 describe('note paths (notes.write)', () => {
   const cases: [string, string | undefined][] = [
@@ -53,30 +52,5 @@ describe('file names from titles', () => {
       [1, 2, 3].map((n) => numberedName('Plan.md', n)),
       ['Plan.md', 'Plan 2.md', 'Plan 3.md'],
     );
-  });
-});
-
-describe('snippets', () => {
-  it('keeps a short text whole, whitespace collapsed', () => {
-    assert.equal(snippetOf('# Title\n\n  Body   text\n', 'body'), '# Title Body text');
-  });
-
-  it('starts a long text near the first query word, cut at spaces and marked', () => {
-    const text = `${'filler '.repeat(100)}the custodian rotates the key ${'tail '.repeat(100)}`;
-    const snippet = snippetOf(text, 'Custodian', 80);
-    assert.match(snippet, /^….*the custodian rotates the key.*…$/);
-    assert.ok(snippet.length <= 82);
-    const words = new Set(['filler', 'the', 'custodian', 'rotates', 'key', 'tail']);
-    assert.ok(
-      snippet
-        .slice(1, -1)
-        .split(' ')
-        .every((word) => words.has(word)),
-      'cut at word boundaries',
-    );
-  });
-
-  it('starts at the beginning when no query word occurs', () => {
-    assert.match(snippetOf('word '.repeat(100), 'absent', 40), /^word word.*…$/);
   });
 });

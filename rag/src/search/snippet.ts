@@ -1,15 +1,30 @@
+import { queryTerms } from '../lexical/query-terms.js';
+
 /** Ours: about two lines of text around the match. */
 const SNIPPET_MAX_CHARACTERS = 240;
 
 /**
- * A short excerpt of a chunk for a search hit: whitespace collapsed, starting
- * a little before the first word of the query found in it (case-insensitive),
- * else at the start; cut at word boundaries and marked with `…` where text was
- * left out. Only a window around the match is collapsed and cut, so the cost
- * does not grow with the chunk.
+ * The query's terms as patterns over the source text, case-insensitive: a word
+ * matches at the start of a word (`rotate` finds `rotated`), an n-gram of an
+ * unspaced script anywhere.
  */
-export function snippetOf(text: string, query: string, maxCharacters = SNIPPET_MAX_CHARACTERS): string {
-  const match = firstMatch(text, query);
+export function termPatterns(query: string): RegExp[] {
+  const { terms } = queryTerms(query, { ngrams: true });
+  return terms.map((term) => {
+    const escaped = term.text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    return new RegExp(term.kind === 'word' ? `(?<![\\p{L}\\p{M}\\p{N}])${escaped}` : escaped, 'giu');
+  });
+}
+
+/**
+ * A short excerpt of a chunk for a search hit: whitespace collapsed, starting
+ * a little before the first match of the query's terms (`termPatterns`), else
+ * at the start; cut at word boundaries and marked with `…` where text was left
+ * out. Only a window around the match is collapsed and cut, so the cost does
+ * not grow with the chunk.
+ */
+export function snippetOf(text: string, patterns: readonly RegExp[], maxCharacters = SNIPPET_MAX_CHARACTERS): string {
+  const match = firstMatch(text, patterns);
   // Collapsing whitespace only shortens text: a window of three times the snippet around the match is enough.
   const from = Math.max(0, match - maxCharacters);
   const to = Math.min(text.length, match + 2 * maxCharacters);
@@ -34,13 +49,11 @@ export function snippetOf(text: string, query: string, maxCharacters = SNIPPET_M
   return `${cutBefore ? '…' : ''}${window.slice(start, end)}${cutAfter ? '…' : ''}`;
 }
 
-/** Where the first of the query's words (two characters or more) occurs in `text`, ignoring case; 0 when none does. */
-function firstMatch(text: string, query: string): number {
-  const lower = text.toLowerCase();
+/** Where the first match of any pattern begins in `text`; 0 when none matches. */
+function firstMatch(text: string, patterns: readonly RegExp[]): number {
   let first = -1;
-  for (const word of query.toLowerCase().split(/[^\p{L}\p{M}\p{N}]+/u)) {
-    if (word.length < 2) continue;
-    const at = lower.indexOf(word);
+  for (const pattern of patterns) {
+    const at = text.search(pattern);
     if (at >= 0 && (first < 0 || at < first)) first = at;
   }
   return Math.max(0, first);
