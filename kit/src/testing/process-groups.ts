@@ -52,10 +52,10 @@ export function runningInGroup(pgid: number): number[] {
   return [...procStats()].filter(([, stat]) => stat.pgid === pgid && stat.state !== 'Z').map(([pid]) => pid);
 }
 
-/** Every process below `pid` (walking /proc on Linux; none elsewhere). */
-export function descendants(pid: number): number[] {
+/** Every process below `pid` (walking /proc on Linux, or the scan given; none elsewhere). */
+export function descendants(pid: number, stats: ReadonlyMap<number, ProcStat> = procStats()): number[] {
   const parents = new Map<number, number>();
-  for (const [child, stat] of procStats()) parents.set(child, stat.ppid);
+  for (const [child, stat] of stats) parents.set(child, stat.ppid);
   const found: number[] = [];
   const queue = [pid];
   for (let parent = queue.shift(); parent !== undefined; parent = queue.shift()) {
@@ -71,7 +71,7 @@ export function descendants(pid: number): number[] {
 
 function killGroupsNow(pid: number): void {
   const groups = procStats();
-  const below = descendants(pid).map((descendant) => groups.get(descendant)?.pgid ?? pid);
+  const below = descendants(pid, groups).map((descendant) => groups.get(descendant)?.pgid ?? pid);
   for (const pgid of new Set([pid, ...below])) {
     try {
       process.kill(-pgid, 'SIGKILL');

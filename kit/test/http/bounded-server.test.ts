@@ -13,6 +13,7 @@ import {
 import { closeServer, listen } from '../../src/http/listen.js';
 import { sendJson } from '../../src/http/respond.js';
 import { dripBody, dripHeaders, type RawReply, sendNothing } from '../../src/testing/bounded-clients.js';
+import { waitFor } from '../../src/testing/wait-for.js';
 
 describe('httpTimeouts', () => {
   it('cuts a client of the default 30 s bound within 31 s: every timeout 30 s, checked every second', () => {
@@ -87,7 +88,7 @@ describe('createBoundedServer', () => {
     const second = rawClient(t, base);
     for (const client of [first, second]) {
       client.socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
-      await until(() => client.received().includes('{"ok":true}'));
+      await waitFor('the answer', () => client.received().includes('{"ok":true}'));
     }
     const third = rawClient(t, base);
     third.socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
@@ -100,7 +101,7 @@ describe('createBoundedServer', () => {
     first.socket.destroy();
     await first.closed;
     // Room again once the server has seen the close.
-    await until(async () => (await fetch(base, { headers: { connection: 'close' } })).status === 200);
+    await waitFor('a free slot', async () => (await fetch(base, { headers: { connection: 'close' } })).status === 200);
   });
 
   it('closes connections beyond the cap and its headroom without answering them', async (t) => {
@@ -126,11 +127,3 @@ describe('createBoundedServer', () => {
     assert.equal(DEFAULT_MAX_CONNECTIONS, 512);
   });
 });
-
-async function until(condition: () => boolean | Promise<boolean>): Promise<void> {
-  for (let attempt = 0; attempt < 500; attempt++) {
-    if (await condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error('condition not reached');
-}
