@@ -35,9 +35,7 @@ export interface Replica extends RunningProcess {
 }
 
 export interface ReplicaStack {
-  readonly dir: string;
   readonly policy: string;
-  readonly keyFile: string;
   readonly redis: RedisServer;
   readonly replicas: readonly Replica[];
   /** A notes server for RESOURCE_A that fetches the key set of the last replica. */
@@ -57,7 +55,7 @@ export interface ReplicaStack {
  */
 export async function startReplicaStack(
   t: TestContext,
-  options: { readonly count?: number; readonly authzArgs?: readonly string[] } = {},
+  options: { readonly count?: number } = {},
 ): Promise<ReplicaStack> {
   const dir = await mkdtemp(join(tmpdir(), 'notegate-replicas-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
@@ -79,7 +77,7 @@ export async function startReplicaStack(
       const auditLog = join(dir, `authz-${index}.log`);
       const args = ['authz', '--issuer', ISSUER, '--port', '0', '--policy', policy, '--jwt-bundle', bundle];
       args.push('--replay-store', redis.url, '--signing-keys', keyFile, '--audit-log', auditLog, '--metrics-port', '0');
-      const running = await startProcess(t, [...args, ...(options.authzArgs ?? [])]);
+      const running = await startProcess(t, args);
       const replica: Replica = {
         ...running,
         auditLog,
@@ -113,9 +111,7 @@ export async function startReplicaStack(
     '0',
   ]);
   return {
-    dir,
     policy,
-    keyFile,
     redis,
     replicas,
     notes,
