@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
+import { tempDir as kitTempDir } from '@notegate/kit/testing';
 import { loadRagConfig, type RagConfig } from '../src/config/load-config.js';
 import { findModel, type ModelSpec } from '../src/config/models.js';
 import type { Embedder } from '../src/embed/embedder.js';
@@ -13,9 +13,7 @@ export { E5_SMALL, MINILM };
 
 /** A fresh real directory, removed after the test. */
 export function tempDir(t: TestContext, prefix = 'notegate-rag-'): string {
-  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), prefix)));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
+  return kitTempDir(t, prefix);
 }
 
 /** Writes `files` (relative path → content) below `root`. */

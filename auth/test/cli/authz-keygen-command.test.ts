@@ -1,17 +1,14 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { describe, it } from 'node:test';
-import { assertOptionsDocumented } from '@notegate/kit/testing';
+import { assertOptionsDocumented, tempDir } from '@notegate/kit/testing';
 import { parseSigningKeyFile } from '../../src/authz/signing/key-file.js';
 import { runNotegate } from '../support/cli-process.js';
 
-async function keyFilePath(t: TestContext): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'notegate-keygen-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
-  return join(dir, 'signing-keys.json');
+function keyFilePath(t: TestContext): string {
+  return join(tempDir(t, 'notegate-keygen-'), 'signing-keys.json');
 }
 
 const keygen = (...args: string[]) => runNotegate(['authz', 'keygen', ...args]);

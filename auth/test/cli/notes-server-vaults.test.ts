@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { reservePort } from '@notegate/kit/http';
-import { waitFor } from '@notegate/kit/testing';
+import { tempDir, waitFor } from '@notegate/kit/testing';
 import { loadRagConfig, noDownloads, runIndex } from '@notegate/rag';
 import { TestAccessTokenIssuer } from '../support/access-token-issuer.js';
 import { runNotegate, startNotegate } from '../support/cli-process.js';
@@ -79,12 +79,6 @@ function indexOffline(config: string, modelCacheDir: string) {
     modelCacheDir,
     download: noDownloads(new URL('http://127.0.0.1/')),
   });
-}
-
-function tempDir(t: TestContext, prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
 }
 
 describe('notegate notes-server over the retrieval index', () => {

@@ -5,4 +5,5 @@ export { type Finished, runInGroup, spawnNode } from './child-processes.js';
 export { assertOptionsDocumented, unwrapHelp } from './help-output.js';
 export { descendants, killGroups, type Registrar, runningInGroup, spawnInGroup } from './process-groups.js';
 export { seededRandom } from './seeded-random.js';
+export { tempDir } from './temp-dir.js';
 export { waitFor } from './wait-for.js';

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { describe, it } from 'node:test';
-import { waitFor } from '@notegate/kit/testing';
+import { tempDir, waitFor } from '@notegate/kit/testing';
 import { privateKeyEntry } from '../../../src/authz/signing/key-file.js';
 import { SigningKeyFile } from '../../../src/authz/signing/signing-key-file.js';
 import { writeFileAtomic } from '../../../src/shared/atomic-write.js';
@@ -16,9 +15,7 @@ const keysFile = (...kids: string[]) =>
   });
 
 async function keyFile(t: TestContext, text: string) {
-  const dir = await mkdtemp(join(tmpdir(), 'notegate-signing-keys-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
-  const path = join(dir, 'keys.json');
+  const path = join(tempDir(t, 'notegate-signing-keys-'), 'keys.json');
   await writeFile(path, text, { mode: 0o600 });
   return { path, replace: (next: string) => writeFileAtomic(dirname(path), basename(path), next) };
 }
