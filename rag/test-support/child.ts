@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { spawnInGroup } from '@notegate/kit/testing';
+import { type Finished, runInGroup, spawnInGroup } from '@notegate/kit/testing';
 
 export interface Child {
   readonly process: ChildProcessWithoutNullStreams;
@@ -73,29 +73,14 @@ export function spawnNode(
   };
 }
 
-export interface Finished {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 /** Runs a compiled script with node to completion (as `spawnNode`: its group dies with the test). */
-export async function runNode(
+export function runNode(
   t: TestContext,
   script: string,
   args: readonly string[],
   options: { readonly env?: NodeJS.ProcessEnv; readonly cwd?: string } = {},
 ): Promise<Finished> {
-  const child = spawnNode(t, script, args, options);
-  const output = { stdout: '', stderr: '' };
-  child.process.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    output.stdout += chunk;
-  });
-  child.process.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    output.stderr += chunk;
-  });
-  const code = await child.exited();
-  return { code, ...output };
+  return runInGroup(t, process.execPath, [script, ...args], options.env, options.cwd);
 }
 
 export function indexChildScript(): string {

@@ -13,8 +13,9 @@ export async function runInGroup(
   command: string,
   args: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
+  cwd?: string,
 ): Promise<Finished> {
-  const child = spawnInGroup(t, command, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+  const child = spawnInGroup(t, command, args, { stdio: ['ignore', 'pipe', 'pipe'], env, ...(cwd && { cwd }) });
   const output = collectOutput(child);
   // 'close', not 'exit': the output is complete only once the pipes are drained.
   const code = await new Promise<number | null>((resolve) => child.once('close', (exitCode) => resolve(exitCode)));

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
-import { unwrapHelp } from '@notegate/kit/testing';
-import { cliPath, type Finished, runNode } from '../../test-support/child.js';
+import { type Finished, unwrapHelp } from '@notegate/kit/testing';
+import { cliPath, runNode } from '../../test-support/child.js';
 import { E5_SMALL, MINILM, tempDir, type Workspace, workspace, writeConfig } from '../../test-support/fixtures.js';
 import { testModelCache } from '../../test-support/test-model/test-model.js';
 

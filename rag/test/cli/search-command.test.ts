@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
-import { unwrapHelp } from '@notegate/kit/testing';
-import { cliPath, type Finished, runNode } from '../../test-support/child.js';
+import { type Finished, unwrapHelp } from '@notegate/kit/testing';
+import { cliPath, runNode } from '../../test-support/child.js';
 import { MINILM, tempDir, type Workspace, workspace } from '../../test-support/fixtures.js';
 import { testModelCache } from '../../test-support/test-model/test-model.js';
 
