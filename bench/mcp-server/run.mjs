@@ -108,28 +108,31 @@ async function startProcess(argv, env = process.env) {
   };
 }
 
-async function startVariant(variant, context) {
+async function startVariant(variant, context, env = process.env) {
   const port = await reservePort();
   const resource = `http://127.0.0.1:${port}/mcp`;
   if (variant !== 'auth') return startProcess([process.execPath, SERVE, variant, String(port), context.config]);
   const issuer = await TestAccessTokenIssuer.start(resource);
-  const server = await startProcess([
-    process.execPath,
-    CLI,
-    'notes-server',
-    '--name',
-    'bench',
-    '--resource',
-    resource,
-    '--issuer',
-    issuer.issuer,
-    '--jwks-uri',
-    issuer.jwksUri,
-    '--vaults-config',
-    context.config,
-    '--audit-log',
-    context.auditFile,
-  ]);
+  const server = await startProcess(
+    [
+      process.execPath,
+      CLI,
+      'notes-server',
+      '--name',
+      'bench',
+      '--resource',
+      resource,
+      '--issuer',
+      issuer.issuer,
+      '--jwks-uri',
+      issuer.jwksUri,
+      '--vaults-config',
+      context.config,
+      '--audit-log',
+      context.auditFile,
+    ],
+    env,
+  );
   return {
     ...server,
     token: await issuer.sign({ claims: { aud: resource } }),
@@ -274,7 +277,7 @@ async function memory(work) {
     const { file } = await benchVaults(dir, handbook, modelId, standins);
     const env = { ...process.env, NOTEGATE_MODEL_CACHE: standins };
     const context = { config: file, auditFile: '/dev/null' };
-    const server = await startVariantWithEnv(context, env);
+    const server = await startVariant('auth', context, env);
     // One search of each kind the index allows, so the model (if any) is loaded.
     await post(server.url, server.token, callBody('notes.search', { query: 'rotate keys' }));
     const status = readFileSync(`/proc/${server.pid}/status`, 'utf8');
@@ -282,17 +285,6 @@ async function memory(work) {
     return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
   };
   return { withoutModelMb: await rss('none'), withModelMb: await rss('intfloat/multilingual-e5-small') };
-}
-
-async function startVariantWithEnv(context, env) {
-  const previous = process.env.NOTEGATE_MODEL_CACHE;
-  process.env.NOTEGATE_MODEL_CACHE = env.NOTEGATE_MODEL_CACHE;
-  try {
-    return await startVariant('auth', context);
-  } finally {
-    if (previous === undefined) delete process.env.NOTEGATE_MODEL_CACHE;
-    else process.env.NOTEGATE_MODEL_CACHE = previous;
-  }
 }
 
 const median = (values) => {
