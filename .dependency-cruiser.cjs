@@ -23,6 +23,7 @@ const LAYERS = {
     ['chunk'],
     ['store'],
     ['vectors'],
+    ['words'],
     ['snapshot'],
     ['search'],
     ['indexer'],

@@ -56,6 +56,6 @@ export { loadFromCache, openIndex, SearchIndex, type SearchIndexOptions } from '
 export { snippetOf, termPatterns } from './search/snippet.js';
 export { IndexSnapshot } from './snapshot/index-snapshot.js';
 export { SnapshotSource } from './snapshot/snapshot-source.js';
-export { describeWordIndex } from './snapshot/word-index.js';
 export { isHiddenName, isMarkdownName, withoutMarkdownExtension } from './walk/vault-path.js';
 export { type VaultWatcher, watchVaults } from './walk/vault-watcher.js';
+export { describeWordIndex } from './words/word-index.js';

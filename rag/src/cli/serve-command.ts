@@ -10,8 +10,8 @@ import { reportedIndexPath } from '../http/health.js';
 import { createSearchServer } from '../http/search-server.js';
 import { IndexFollower } from '../indexer/index-follower.js';
 import { loadFromCache, SearchIndex } from '../search/search-index.js';
-import { describeWordIndex } from '../snapshot/word-index.js';
 import { watchVaults } from '../walk/vault-watcher.js';
+import { describeWordIndex } from '../words/word-index.js';
 import { CONFIG_OPTION, configFor, type RagCommandDeps } from './rag-command.js';
 import { DEFAULT_HOST, DEFAULT_PORT, serverAddress } from './server-address.js';
 
