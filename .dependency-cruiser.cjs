@@ -6,7 +6,12 @@
  * See docs/architecture.md.
  */
 const LAYERS = {
-  kit: [['records', 'error-message', 'node-floor'], ['cli', 'http'], ['server-options'], ['testing']],
+  kit: [
+    ['records', 'error-message', 'node-floor', 'random-hex'],
+    ['cli', 'http', 'atomic-write'],
+    ['server-options'],
+    ['testing'],
+  ],
   auth: [
     ['errors', 'shared'],
     ['spiffe', 'oauth', 'audit', 'metrics'],
@@ -27,7 +32,8 @@ const LAYERS = {
     ['snapshot'],
     ['search'],
     ['indexer'],
-    ['http', 'eval'],
+    ['live-index', 'http', 'eval'],
+    ['notes'],
     ['cli'],
   ],
 };

@@ -2,9 +2,10 @@
  * `@notegate/rag`: index markdown vaults and search them, as the `notegate-rag`
  * CLI does. Load a config, run an index, open it for search in-process
  * (`openIndex(...).search(...)`, which follows the file while an index run
- * updates it), keep it up to date with the vault folders (`watchVaults`,
- * `IndexFollower`), serve the search API, or measure quality on a BEIR dataset
- * (`runEval`).
+ * updates it), keep it up to date with the vault folders (`LiveIndex`, or its
+ * parts `watchVaults` and `IndexFollower`), write notes into a vault and
+ * search them (`NotesEngine`), serve the search API, or measure quality on a
+ * BEIR dataset (`runEval`).
  */
 
 export { loadEnvironment, type RagEnvironment } from './config/environment.js';
@@ -41,6 +42,18 @@ export { createSearchServer, type SearchServerDeps } from './http/search-server.
 export { IndexFollower, type IndexFollowerOptions } from './indexer/index-follower.js';
 export { DEFAULT_BATCH_SIZE, DEFAULT_WINDOW_CHUNKS, type RunIndexOptions, runIndex } from './indexer/run-index.js';
 export type { FailedFile, FileOutcome, FileWarning, IndexProgress, IndexSummary } from './indexer/types.js';
+export { LiveIndex, type LiveIndexOptions } from './live-index/live-index.js';
+export { notePathProblem, titleFileName } from './notes/note-path.js';
+export { NotePlaceError } from './notes/note-target.js';
+export type { NoteInput, WrittenNote } from './notes/note-writer.js';
+export { type EngineSearch, NotesEngine, type NotesEngineOptions } from './notes/notes-engine.js';
+export {
+  NOTES_VAULT_OPTIONS,
+  openNotesEngine,
+  readVaultFlags,
+  type VaultFlags,
+  type VaultSelection,
+} from './notes/vault-options.js';
 export {
   LEG_DEPTH,
   SEARCH_MODES,
@@ -56,6 +69,5 @@ export { loadFromCache, openIndex, SearchIndex, type SearchIndexOptions } from '
 export { snippetOf, termPatterns } from './search/snippet.js';
 export { IndexSnapshot } from './snapshot/index-snapshot.js';
 export { SnapshotSource } from './snapshot/snapshot-source.js';
-export { isHiddenName, isMarkdownName, withoutMarkdownExtension } from './walk/vault-path.js';
 export { type VaultWatcher, watchVaults } from './walk/vault-watcher.js';
 export { describeWordIndex } from './words/word-index.js';

@@ -1,5 +1,5 @@
+import { randomHex } from '@notegate/kit';
 import { CompactSign } from 'jose';
-import { randomHex } from '../shared/random-hex.js';
 import type { AccessTokenSigningKey } from './signing/signing-key.js';
 
 /** docs/protocol.md#limits: access token lifetime 300 s, fixed. */

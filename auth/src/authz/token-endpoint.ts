@@ -1,5 +1,5 @@
+import { describeThrown } from '@notegate/kit';
 import type { AuditLog } from '../audit/audit-log.js';
-import { describeThrown } from '../errors/protocol-error.js';
 import type { TokenEndpointError } from '../errors/token-endpoint-errors.js';
 import { isTokenEndpointError, tokenError } from '../errors/token-endpoint-errors.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';

@@ -10,12 +10,12 @@ import {
 } from '@notegate/kit/cli';
 import { closeServer, listen } from '@notegate/kit/http';
 import { parseServerLimits, serverLimitOptions } from '@notegate/kit/server-options';
+import { NOTES_VAULT_OPTIONS, openNotesEngine, readVaultFlags } from '@notegate/rag';
 import { openAuditLog } from '../audit/audit-log.js';
 import { DEFAULT_MAX_TOKEN_LIFETIME_S } from '../mcp-server/bearer/claim-checks.js';
 import { createNotesServer } from '../mcp-server/notes-server.js';
 import { NotesServerMetrics } from '../metrics/notes-server-metrics.js';
 import { METRICS_OPTIONS, parseMetricsAddress, startMetricsListener } from './metrics-option.js';
-import { openEngine, readVaultFlags, VAULT_OPTIONS } from './vault-options.js';
 
 /** Ours: a day, the bound of authz's --max-svid-lifetime. */
 const MAX_TOKEN_LIFETIME_LIMIT_S = 86_400;
@@ -45,7 +45,7 @@ const options = {
     required: true,
     description: 'The only place the issuer key set is fetched from.',
   },
-  ...VAULT_OPTIONS,
+  ...NOTES_VAULT_OPTIONS,
   host: { type: 'string', valueName: 'HOST', defaultText: 'the host of --resource', description: 'Bind address.' },
   port: {
     type: 'string',
@@ -89,7 +89,7 @@ export const notesServerCommand: Command<NotesServerOptions> = {
     const log = (message: string) => process.stderr.write(`notes-server: ${message}\n`);
     const { audit, close: closeAudit } = openAuditLog(auditPath);
     const metrics = new NotesServerMetrics();
-    const engine = await openEngine(vaults, process.cwd(), log);
+    const engine = await openNotesEngine(vaults, process.cwd(), log);
     log(
       `serving vault${vaults.vaultIds.length === 1 ? '' : 's'} ${vaults.vaultIds.join(', ')} (writes go to ${vaults.writeVaultId}; index ${vaults.config.indexPath})`,
     );

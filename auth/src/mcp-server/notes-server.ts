@@ -8,13 +8,13 @@ import {
   type ServerLimits,
   sendJson,
 } from '@notegate/kit/http';
+import type { NotesEngine } from '@notegate/rag';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { NotesServerMetrics } from '../metrics/notes-server-metrics.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { DEFAULT_MAX_TOKEN_LIFETIME_S } from './bearer/claim-checks.js';
 import { VerifiedTokenCache } from './bearer/verified-token-cache.js';
 import { createAccessTokenVerifier } from './bearer/verify-access-token.js';
-import type { NotesEngine } from './engine/notes-engine.js';
 import { DecisionAudit } from './http/decision-audit.js';
 import { createMcpEndpoint } from './http/mcp-endpoint.js';
 import { protectedResourceMetadata, resourceIdentity } from './http/resource-identity.js';

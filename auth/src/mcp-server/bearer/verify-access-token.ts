@@ -1,5 +1,5 @@
+import { describeThrown } from '@notegate/kit';
 import { bearerError } from '../../errors/bearer-errors.js';
-import { describeThrown } from '../../errors/protocol-error.js';
 import { type Clock, epochSeconds } from '../../shared/clock.js';
 import type { KeySetCache } from '../keys/key-set-cache.js';
 import {

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { describeThrown } from '@notegate/kit';
 import { sendJson, sendJsonAndClose } from '@notegate/kit/http';
 import { requestError } from '../../errors/mcp-request-errors.js';
-import { describeThrown, ProtocolError } from '../../errors/protocol-error.js';
+import { ProtocolError } from '../../errors/protocol-error.js';
 import { clip } from '../../shared/clip.js';
 import { extractBearerToken } from '../bearer/extract-bearer-token.js';
 import type { AccessTokenVerifier } from '../bearer/verify-access-token.js';

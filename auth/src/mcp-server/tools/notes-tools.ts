@@ -1,19 +1,20 @@
 import {
   ApiError,
+  NotePlaceError,
+  type NotesEngine,
+  notePathProblem,
   parseSearchRequest,
   RagError,
   SEARCH_MODES,
   type SearchHit,
   snippetOf,
   termPatterns,
+  titleFileName,
 } from '@notegate/rag';
 import { z } from 'zod';
 import type { ProtocolError } from '../../errors/protocol-error.js';
 import { toolError } from '../../errors/tool-errors.js';
 import { NOTES_READ_SCOPE, NOTES_WRITE_SCOPE } from '../../oauth/notes-scopes.js';
-import { notePathProblem, titleFileName } from '../engine/note-path.js';
-import { NotePlaceError } from '../engine/note-target.js';
-import type { NotesEngine } from '../engine/notes-engine.js';
 import { defineTool, ToolFailure } from './define-tool.js';
 import type { ToolRegistration } from './tool-catalog.js';
 

@@ -4,10 +4,10 @@ import { rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { describe, it } from 'node:test';
+import { writeFileAtomic } from '@notegate/kit';
 import { tempDir, waitFor } from '@notegate/kit/testing';
 import { privateKeyEntry } from '../../../src/authz/signing/key-file.js';
 import { SigningKeyFile } from '../../../src/authz/signing/signing-key-file.js';
-import { writeFileAtomic } from '../../../src/shared/atomic-write.js';
 
 const keysFile = (...kids: string[]) =>
   JSON.stringify({

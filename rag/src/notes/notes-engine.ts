@@ -1,19 +1,9 @@
-import { errorMessage } from '@notegate/kit';
-import {
-  describeWordIndex,
-  type Embedder,
-  hasVectors,
-  IndexFollower,
-  loadFromCache,
-  type ModelSpec,
-  type RagConfig,
-  type SearchHit,
-  SearchIndex,
-  type SearchMode,
-  SharedEmbedder,
-  type VaultWatcher,
-  watchVaults,
-} from '@notegate/rag';
+import type { RagConfig } from '../config/load-config.js';
+import { hasVectors, type ModelSpec } from '../config/models.js';
+import type { Embedder } from '../embed/embedder.js';
+import { LiveIndex } from '../live-index/live-index.js';
+import type { SearchHit, SearchMode } from '../search/hybrid-search.js';
+import { describeWordIndex } from '../words/word-index.js';
 import { type NoteInput, NoteWriter, type WrittenNote } from './note-writer.js';
 
 /**
@@ -45,33 +35,29 @@ export interface EngineSearch {
 }
 
 /**
- * The notes server's one engine (docs/protocol.md#notes-engine): the retrieval
- * index of its vaults, searched in-process through @notegate/rag exactly as
- * `notegate-rag serve` searches it, kept up to date by a watcher on the vault
- * folders and by an index run after each write, with one model per process
- * for query and passage vectors.
+ * The notes engine (docs/protocol.md#notes-engine): the retrieval index of
+ * some vaults of a config, searched in-process exactly as `notegate-rag serve`
+ * searches it and kept up to date the same way (the `LiveIndex` of `serve
+ * --watch`: a watcher on the vault folders, one model per process for query
+ * and passage vectors), plus note writing into one of them, each write
+ * followed by an index run.
  */
 export class NotesEngine {
   readonly #options: NotesEngineOptions;
-  readonly #index: SearchIndex;
-  readonly #shared: SharedEmbedder | undefined;
-  readonly #follower: IndexFollower;
+  readonly #live: LiveIndex;
   readonly #writer: NoteWriter;
-  #watcher: VaultWatcher | undefined;
 
   private constructor(options: NotesEngineOptions) {
     this.#options = options;
-    const { config, modelCacheDir, modelHubUrl } = options;
-    const load = options.loadEmbedder ?? ((model: ModelSpec) => loadFromCache(model, { modelCacheDir, modelHubUrl }));
-    this.#shared = hasVectors(config.model) ? new SharedEmbedder(() => load(config.model, modelCacheDir)) : undefined;
-    const shared = this.#shared;
-    const loadEmbedder = shared && (() => shared.acquire());
-    this.#index = new SearchIndex({
-      indexPath: config.indexPath,
-      model: config.model,
-      modelCacheDir,
-      modelHubUrl,
-      ...(loadEmbedder && { loadEmbedder }),
+    this.#live = new LiveIndex({
+      config: options.config,
+      vaultIds: options.vaultIds,
+      modelCacheDir: options.modelCacheDir,
+      modelHubUrl: options.modelHubUrl,
+      follow: true,
+      createIndex: options.createIndex,
+      log: options.log,
+      ...(options.loadEmbedder && { loadEmbedder: options.loadEmbedder }),
       onReload: (event) => {
         if ('error' in event) options.log(`index unavailable: ${event.error}`);
       },
@@ -80,17 +66,7 @@ export class NotesEngine {
         if (state.kind === 'unavailable') options.log(describeWordIndex(state));
       },
     });
-    this.#follower = new IndexFollower({
-      config,
-      vaultIds: options.vaultIds,
-      modelCacheDir,
-      modelHubUrl,
-      ...(loadEmbedder && { loadEmbedder }),
-      onIndexed: () => this.#index.snapshots.refresh(),
-      log: options.log,
-      createIndex: options.createIndex,
-    });
-    const writeVault = config.vaults.find((vault) => vault.id === options.writeVaultId);
+    const writeVault = options.config.vaults.find((vault) => vault.id === options.writeVaultId);
     if (!writeVault) throw new Error(`write vault ${options.writeVaultId} is not a vault of the config`);
     this.#writer = new NoteWriter(writeVault.realPath);
   }
@@ -102,20 +78,9 @@ export class NotesEngine {
    */
   static async open(options: NotesEngineOptions): Promise<NotesEngine> {
     const engine = new NotesEngine(options);
-    const { config, vaultIds } = options;
-    try {
-      engine.#watcher = watchVaults(
-        config.vaults.filter((vault) => vaultIds.includes(vault.id)),
-        () => engine.#follower.changed(),
-        (vault, err) => options.log(`watching vault ${vault} failed: ${err.message}`),
-      );
-    } catch (err) {
-      // Writes through notes.write still index at once; edits by other programs wait for the next one.
-      options.log(`not following the vault folders (${errorMessage(err)})`);
-    }
-    const caughtUp = engine.#follower.indexNow();
+    const caughtUp = engine.#live.follow();
     if (options.createIndex) await caughtUp;
-    await engine.#index.start();
+    await engine.#live.index.start();
     return engine;
   }
 
@@ -138,14 +103,14 @@ export class NotesEngine {
    * the state the snapshot source last saw (it checks the file on every search and once a second).
    */
   unavailable(): string | undefined {
-    const state = this.#index.snapshots.current;
+    const state = this.#live.index.snapshots.current;
     if (state.kind === 'ready') return undefined;
     return state.kind === 'loading' ? 'the index is still loading' : state.reason;
   }
 
   /** The search of `notegate-rag serve` (docs/retrieval.md#how-a-search-runs), over this server's vaults only. */
   async search(request: EngineSearch): Promise<readonly SearchHit[]> {
-    const result = await this.#index.search({
+    const result = await this.#live.index.search({
       query: request.query,
       top: request.top,
       mode: request.mode,
@@ -162,7 +127,7 @@ export class NotesEngine {
     const written = await this.#writer.write(input);
     let timer: NodeJS.Timeout | undefined;
     const indexed = await Promise.race([
-      this.#follower.indexNow(),
+      this.#live.indexNow(),
       new Promise<false>((resolve) => {
         timer = setTimeout(() => resolve(false), WRITE_INDEX_WAIT_MS);
       }),
@@ -171,10 +136,7 @@ export class NotesEngine {
     return { ...written, indexed };
   }
 
-  async close(): Promise<void> {
-    this.#watcher?.close();
-    await this.#follower.close();
-    await this.#index.close();
-    await this.#shared?.dispose();
+  close(): Promise<void> {
+    return this.#live.close();
   }
 }
