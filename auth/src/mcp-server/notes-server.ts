@@ -32,8 +32,9 @@ const BUSY_BODY = { error: 'temporarily_unavailable', error_description: 'The se
 export interface NotesServerConfig {
   /** Used in audit lines (`mcp_server:<name>`) and the metadata's resource_name. */
   readonly name: string;
-  readonly resource: URL;
-  /** Trusted issuer, compared exactly with the token's iss. */
+  /** --resource: its resource form is the server's name (docs/protocol.md#identifiers). */
+  readonly resource: string;
+  /** Trusted issuer, compared exactly with the token's iss (RFC 9068 §4). */
   readonly issuer: string;
   /** The only place keys come from. */
   readonly jwksUri: string;

@@ -1,5 +1,5 @@
+import { readConfigText } from '../shared/config-file.js';
 import { WatchedFile } from '../shared/watched-file.js';
-import { readConfigText } from '../spiffe/trust-domain-file.js';
 import type { Policy } from './policy.js';
 import { parsePolicy } from './policy-file.js';
 

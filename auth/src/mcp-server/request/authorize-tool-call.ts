@@ -1,6 +1,6 @@
 import { requestError } from '../../errors/mcp-request-errors.js';
+import type { AccessTokenClaims } from '../../oauth/access-token.js';
 import { clip } from '../../shared/clip.js';
-import type { AccessTokenClaims } from '../bearer/claim-checks.js';
 import { checkToolScope } from '../bearer/scope-check.js';
 import type { ScopedTool, ToolCatalog } from '../tools/tool-catalog.js';
 import type { ToolCall } from './rpc-message.js';
