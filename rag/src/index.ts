@@ -32,12 +32,6 @@ export {
   runEval,
 } from './eval/run-eval.js';
 export { ApiError, type ApiErrorCode } from './http/api-errors.js';
-export {
-  type IndexCapabilities,
-  parseSearchRequest,
-  SEARCH_DEFAULTS,
-  type SearchRequest,
-} from './http/search-request.js';
 export { createSearchServer, type SearchServerDeps } from './http/search-server.js';
 export { IndexFollower, type IndexFollowerOptions } from './indexer/index-follower.js';
 export { DEFAULT_BATCH_SIZE, DEFAULT_WINDOW_CHUNKS, type RunIndexOptions, runIndex } from './indexer/run-index.js';
@@ -46,7 +40,7 @@ export { LiveIndex, type LiveIndexOptions } from './live-index/live-index.js';
 export { notePathProblem, titleFileName } from './notes/note-path.js';
 export { NotePlaceError } from './notes/note-target.js';
 export type { NoteInput, WrittenNote } from './notes/note-writer.js';
-export { type EngineSearch, NotesEngine, type NotesEngineOptions } from './notes/notes-engine.js';
+export { NotesEngine, type NotesEngineOptions } from './notes/notes-engine.js';
 export {
   NOTES_VAULT_OPTIONS,
   openNotesEngine,
@@ -66,6 +60,22 @@ export {
 export type { LexicalTier } from './search/lexical-leg.js';
 export { DEFAULT_FUSION_WEIGHTS, type FusionWeights } from './search/rrf.js';
 export { loadFromCache, openIndex, SearchIndex, type SearchIndexOptions } from './search/search-index.js';
+export {
+  checkSearchRequest,
+  describeSearchProblem,
+  QUERY_MAX_CHARACTERS,
+  QUERY_MAX_TERMS,
+  SEARCH_DEFAULTS,
+  SEARCH_FIELDS,
+  type SearchContext,
+  type SearchField,
+  type SearchRequest,
+  type SearchRequestCheck,
+  type SearchRequestFailure,
+  type SearchRequestProblem,
+  TOP_MAX,
+  TOP_MIN,
+} from './search/search-request.js';
 export { snippetOf, termPatterns } from './search/snippet.js';
 export { IndexSnapshot } from './snapshot/index-snapshot.js';
 export { SnapshotSource } from './snapshot/snapshot-source.js';

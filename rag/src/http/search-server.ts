@@ -15,13 +15,22 @@ import { hasVectors } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
 import type { SearchHit, SearchResult } from '../search/hybrid-search.js';
 import type { SearchIndex } from '../search/search-index.js';
-import { ApiError } from './api-errors.js';
+import { checkSearchRequest, describeSearchProblem, type SearchRequestProblem } from '../search/search-request.js';
+import { ApiError, type ApiErrorCode } from './api-errors.js';
 import { healthBody } from './health.js';
 import { allowedHostnames, screenRequest } from './request-screen.js';
-import { parseSearchRequest } from './search-request.js';
 
 /** docs/retrieval.md#post-search: request bodies over 64 KiB get 413. */
 const BODY_LIMIT_BYTES = 64 * 1024;
+
+/** docs/retrieval.md#post-search: the error code of each problem of a search request. */
+const REQUEST_ERRORS: Readonly<Record<SearchRequestProblem, ApiErrorCode>> = {
+  not_an_object: 'invalid_json',
+  unknown_field: 'unknown_field',
+  unknown_vault: 'unknown_vault',
+  invalid_value: 'invalid_field',
+  needs_vectors: 'invalid_field',
+};
 
 export interface SearchServerDeps {
   /** The index and its query model, opened by the caller (started after the server binds). */
@@ -89,7 +98,9 @@ function health(res: ServerResponse, deps: SearchServerDeps): void {
 
 async function search(req: IncomingMessage, res: ServerResponse, deps: SearchServerDeps): Promise<void> {
   const raw = await readBody(req, BODY_LIMIT_BYTES);
-  const request = parseSearchRequest(parseJson(raw), deps.vaults, { vectors: hasVectors(deps.index.model) });
+  const checked = checkSearchRequest(parseJson(raw), { vaults: deps.vaults, vectors: hasVectors(deps.index.model) });
+  if (!checked.ok) throw new ApiError(REQUEST_ERRORS[checked.kind], describeSearchProblem(checked));
+  const { request } = checked;
   let result: SearchResult;
   try {
     result = await deps.index.search({ ...request, vaults: request.vaults ?? deps.vaults });

@@ -2,7 +2,8 @@ import type { RagConfig } from '../config/load-config.js';
 import { hasVectors, type ModelSpec } from '../config/models.js';
 import type { Embedder } from '../embed/embedder.js';
 import { LiveIndex } from '../live-index/live-index.js';
-import type { SearchHit, SearchMode } from '../search/hybrid-search.js';
+import type { SearchHit } from '../search/hybrid-search.js';
+import type { SearchContext, SearchRequest } from '../search/search-request.js';
 import { describeWordIndex } from '../words/word-index.js';
 import { type NoteInput, NoteWriter, type WrittenNote } from './note-writer.js';
 
@@ -25,13 +26,6 @@ export interface NotesEngineOptions {
   readonly log: (line: string) => void;
   /** The model loader (tests inject the generated test model's). */
   readonly loadEmbedder?: (model: ModelSpec, cacheDir: string) => Promise<Embedder>;
-}
-
-export interface EngineSearch {
-  readonly query: string;
-  readonly top: number;
-  readonly mode: SearchMode;
-  readonly namespaces: readonly string[] | undefined;
 }
 
 /**
@@ -84,9 +78,9 @@ export class NotesEngine {
     return engine;
   }
 
-  /** Whether the index has vectors (hybrid and dense searches). */
-  get vectors(): boolean {
-    return hasVectors(this.#options.config.model);
+  /** What a search request here is checked against (docs/retrieval.md#post-search): these vaults, and vectors or not. */
+  get searchContext(): SearchContext {
+    return { vaults: this.#options.vaultIds, vectors: hasVectors(this.#options.config.model) };
   }
 
   get writeVaultId(): string {
@@ -108,17 +102,12 @@ export class NotesEngine {
     return state.kind === 'loading' ? 'the index is still loading' : state.reason;
   }
 
-  /** The search of `notegate-rag serve` (docs/retrieval.md#how-a-search-runs), over this server's vaults only. */
-  async search(request: EngineSearch): Promise<readonly SearchHit[]> {
-    const result = await this.#live.index.search({
-      query: request.query,
-      top: request.top,
-      mode: request.mode,
-      vaults: this.#options.vaultIds,
-      namespaces: request.namespaces,
-      mmr: false,
-      mmrLambda: 0,
-    });
+  /**
+   * The search of `notegate-rag serve` (docs/retrieval.md#how-a-search-runs) of a request checked
+   * against `searchContext`, over this engine's vaults only.
+   */
+  async search(request: SearchRequest): Promise<readonly SearchHit[]> {
+    const result = await this.#live.index.search({ ...request, vaults: request.vaults ?? this.#options.vaultIds });
     return result.hits;
   }
 
