@@ -20,10 +20,10 @@ import { DEFAULT_MAX_SVID_LIFETIME_S } from '../authz/check-svid-lifetime.js';
 import { observedReplayStore } from '../authz/replay/observed-replay-store.js';
 import { REDIS_REPLAY_CAPACITY } from '../authz/replay/redis-replay-store.js';
 import { REPLAY_CACHE_CAPACITY } from '../authz/replay/replay-cache.js';
-import { SigningKeyFile } from '../authz/signing/signing-key-file.js';
+import { openSigningKeyFile, type SigningKeyFile } from '../authz/signing/signing-key-file.js';
 import { AuthzMetrics } from '../metrics/authz-metrics.js';
 import { requireIssuerForm } from '../oauth/identifier.js';
-import { PolicyFile } from '../policy/policy-source.js';
+import { openPolicyFile } from '../policy/policy-source.js';
 import { openBundleSource } from './bundle-source-option.js';
 import { METRICS_OPTIONS, parseMetricsAddress, startMetricsListener } from './metrics-option.js';
 import { openReplayStore, parseReplayCapacity, parseReplayStore, REDIS_PASSWORD_ENV } from './replay-store-option.js';
@@ -152,7 +152,7 @@ interface Wiring {
 
 /** Opens the sources and stores, then the listeners; everything opened is in `closers` even when a later step fails. */
 async function openService(flags: Flags, values: Values, { log, metrics, closers }: Wiring): Promise<RunningAuthz> {
-  const policy = await PolicyFile.open({
+  const policy = await openPolicyFile({
     path: values.policy,
     onEvent: log,
     onReload: (result) => metrics.reload('policy', result),
@@ -202,12 +202,13 @@ async function openSigningKeys(
   metrics: AuthzMetrics,
 ): Promise<SigningKeyFile | undefined> {
   if (path === undefined) return undefined;
-  return SigningKeyFile.open({
+  return openSigningKeyFile({
     path,
     onEvent: log,
     onReload: (result) => metrics.reload('signing_keys', result),
   }).catch((err: unknown) => {
-    throw new UsageError(`--signing-keys ${path}: ${errorMessage(err)}`);
+    // An unreadable file's error names the flag already; a refused one names the entry.
+    throw err instanceof UsageError ? err : new UsageError(`--signing-keys ${path}: ${errorMessage(err)}`);
   });
 }
 

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { UsageError } from '@notegate/kit/cli';
 import { waitFor } from '@notegate/kit/testing';
 import { parsePolicy } from '../../src/policy/policy-file.js';
-import { PolicyFile } from '../../src/policy/policy-source.js';
+import { openPolicyFile } from '../../src/policy/policy-source.js';
 
 const EXAMPLE = `trust_domain: example.org
 grants:
@@ -166,11 +166,11 @@ describe('PolicyFile', () => {
     t.after(() => rm(dir, { recursive: true, force: true }));
     const path = join(dir, 'policy.yaml');
     await writeFile(path, EXAMPLE);
-    const policy = await PolicyFile.open({ path, onEvent: () => undefined });
+    const policy = await openPolicyFile({ path, onEvent: () => undefined });
     t.after(() => policy.close());
     assert.equal(policy.current().trustDomain, 'example.org');
     await assert.rejects(
-      PolicyFile.open({ path: join(dir, 'missing.yaml'), onEvent: () => undefined }),
+      openPolicyFile({ path: join(dir, 'missing.yaml'), onEvent: () => undefined }),
       /--policy .*missing\.yaml: cannot read/,
     );
   });
@@ -182,7 +182,7 @@ describe('PolicyFile', () => {
     await writeFile(path, EXAMPLE);
     const events: string[] = [];
     const results: string[] = [];
-    const policy = await PolicyFile.open({
+    const policy = await openPolicyFile({
       path,
       pollIntervalMs: 3_600_000,
       onEvent: (message) => events.push(message),
