@@ -2,9 +2,9 @@ import type { Server } from 'node:http';
 import {
   createBoundedServer,
   type Handler,
-  matchRoute,
   pathOf,
   type RouteTable,
+  routeRequests,
   type ServerLimits,
   sendJson,
 } from '@notegate/kit/http';
@@ -111,15 +111,17 @@ export async function createNotesServer(config: NotesServerConfig): Promise<Note
     ],
     [identity.metadataPath, { GET: (_req, res) => sendJson(res, 200, metadata) }],
   ]);
-  const handler: Handler = (req, res) => {
-    const route = matchRoute(routes, req.method, req.url);
-    if (route.kind === 'found') return void route.handler(req, res);
-    if (route.kind === 'not_found')
-      return sendJson(res, 404, { error: 'not_found', error_description: 'No such resource' });
-    // GET, DELETE and the rest on the MCP endpoint are audited decisions; elsewhere a plain 405.
-    if (pathOf(req.url) === identity.endpointPath) return endpoint.refuseMethod(req, res);
-    sendJson(res, 405, { error: 'invalid_request', error_description: 'Method not allowed' }, { Allow: route.allow });
-  };
+  const handler = routeRequests(routes, {
+    notFound: (_req, res) => sendJson(res, 404, { error: 'not_found', error_description: 'No such resource' }),
+    methodNotAllowed: (req, res) => {
+      // GET, DELETE and the rest on the MCP endpoint are audited decisions; elsewhere a plain 405.
+      if (pathOf(req.url) === identity.endpointPath) return endpoint.refuseMethod(req, res);
+      sendJson(res, 405, { error: 'invalid_request', error_description: 'Method not allowed' });
+    },
+    // The endpoint answers its own failures; anything else is the server's fault.
+    failed: (_req, res) =>
+      sendJson(res, 500, { error: 'server_error', error_description: 'The server hit an unexpected error' }),
+  });
   const server = createBoundedServer(handler, { limits: config.limits, busyBody: BUSY_BODY });
   return {
     server,

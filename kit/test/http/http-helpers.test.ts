@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { closeServer, listen } from '../../src/http/listen.js';
 import { BodyTooLargeError, readBody } from '../../src/http/read-body.js';
 import { sendJson, sendJsonAndClose } from '../../src/http/respond.js';
-import { matchRoute } from '../../src/http/routes.js';
+import { type Handler, matchRoute, routeRequests } from '../../src/http/routes.js';
 
 describe('matchRoute', () => {
   const handler = () => {};
@@ -13,6 +13,52 @@ describe('matchRoute', () => {
     assert.equal(matchRoute(routes, 'POST', '/token?x=1').kind, 'found');
     assert.deepEqual(matchRoute(routes, 'GET', '/nope'), { kind: 'not_found' });
     assert.deepEqual(matchRoute(routes, 'GET', '/token'), { kind: 'method_not_allowed', allow: 'POST' });
+  });
+});
+
+describe('routeRequests', () => {
+  it("serves the route, else 404, else 405 with Allow, else the server's 500 or a closed connection", async (t) => {
+    const failures: unknown[] = [];
+    const routes = new Map<string, Record<string, Handler>>([
+      ['/ok', { GET: (_req, res) => sendJson(res, 200, { ok: true }), PUT: () => undefined }],
+      ['/throws', { GET: () => Promise.reject(new Error('boom')) }],
+      [
+        '/late',
+        {
+          GET: (_req, res) => {
+            res.writeHead(200, { 'Content-Type': 'text/plain' });
+            res.write('partial');
+            throw new Error('after the head');
+          },
+        },
+      ],
+    ]);
+    const server = createServer(
+      routeRequests(routes, {
+        notFound: (_req, res) => sendJson(res, 404, { error: 'nowhere' }),
+        methodNotAllowed: (_req, res, allow) => sendJson(res, 405, { allowed: allow }),
+        failed: (_req, res, err) => {
+          failures.push(err);
+          sendJson(res, 500, { error: 'ours' });
+        },
+      }),
+    );
+    const base = await listen(server, '127.0.0.1', 0);
+    t.after(() => closeServer(server));
+
+    assert.deepEqual(await (await fetch(new URL('/ok?x=1', base))).json(), { ok: true });
+    const missing = await fetch(new URL('/nope', base));
+    assert.deepEqual([missing.status, await missing.json()], [404, { error: 'nowhere' }]);
+    const wrong = await fetch(new URL('/ok', base), { method: 'DELETE' });
+    assert.deepEqual(
+      [wrong.status, wrong.headers.get('allow'), await wrong.json()],
+      [405, 'GET, PUT', { allowed: 'GET, PUT' }],
+    );
+    const thrown = await fetch(new URL('/throws', base));
+    assert.deepEqual([thrown.status, await thrown.json()], [500, { error: 'ours' }]);
+    assert.equal(failures.length, 1);
+    await assert.rejects(async () => (await fetch(new URL('/late', base))).text(), 'a begun answer is cut off');
+    assert.equal(failures.length, 1, 'failed is not asked to answer once the head is sent');
   });
 });
 
