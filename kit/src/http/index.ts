@@ -1,5 +1,6 @@
 /** The generic HTTP helpers, shared with other packages of the workspace (`@notegate/kit/http`). */
 
+export { acceptListsMediaType } from './accept.js';
 export type { BoundedServerOptions, HttpTimeouts, ServerLimits } from './bounded-server.js';
 export {
   BUSY_HEADROOM_CONNECTIONS,

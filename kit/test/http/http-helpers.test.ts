@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { describe, it } from 'node:test';
+import { acceptListsMediaType } from '../../src/http/accept.js';
 import { closeServer, listen } from '../../src/http/listen.js';
 import { BodyTooLargeError, readBody } from '../../src/http/read-body.js';
 import { sendJson, sendJsonAndClose } from '../../src/http/respond.js';
@@ -94,4 +95,31 @@ describe('readBody', () => {
     } as RequestInit);
     assert.equal(streamed.status, 413);
   });
+});
+
+describe('acceptListsMediaType (RFC 9110 §12.5.1)', () => {
+  const cases: [accept: string | undefined, type: string, listed: boolean][] = [
+    ['application/json, text/event-stream', 'application/json', true],
+    ['application/json, text/event-stream', 'text/event-stream', true],
+    ['TEXT/Event-Stream', 'text/event-stream', true],
+    ['application/json;charset=utf-8', 'application/json', true],
+    ['application/json ; q=0.5', 'application/json', true],
+    ['application/json;q=0', 'application/json', false],
+    ['application/json; Q=0.00', 'application/json', false],
+    ['application/json;q=0.001', 'application/json', true],
+    ['application/jsonx', 'application/json', false],
+    ['xapplication/json', 'application/json', false],
+    ['text/event-stream-x', 'text/event-stream', false],
+    ['*/*', 'application/json', false],
+    ['application/*', 'application/json', false],
+    ['text/html;level="a,application/json", text/plain', 'application/json', false],
+    ['text/html;x="a\\",b", application/json', 'application/json', true],
+    ['', 'application/json', false],
+    [undefined, 'application/json', false],
+  ];
+  for (const [accept, type, listed] of cases) {
+    it(`${JSON.stringify(accept)} ${listed ? 'lists' : 'does not list'} ${type}`, () => {
+      assert.equal(acceptListsMediaType(accept, type), listed);
+    });
+  }
 });
