@@ -16,7 +16,6 @@ export { type DownloadOptions, ensureModelFiles, type FetchLike, noDownloads } f
 export type { Embedder } from './embed/embedder.js';
 export { missingModelFiles } from './embed/model-files.js';
 export { ResidentModel, type ResidentModelState } from './embed/resident-model.js';
-export { SharedEmbedder } from './embed/shared-embedder.js';
 export { loadTransformersEmbedder } from './embed/transformers-embedder.js';
 export { RagError, type RagErrorCode } from './errors/rag-error.js';
 export { type BeirDataset, type BeirDocument, loadBeirDataset, type Split } from './eval/beir-dataset.js';
@@ -80,4 +79,3 @@ export { snippetOf, termPatterns } from './search/snippet.js';
 export { IndexSnapshot } from './snapshot/index-snapshot.js';
 export { SnapshotSource } from './snapshot/snapshot-source.js';
 export { type VaultWatcher, watchVaults } from './walk/vault-watcher.js';
-export { describeWordIndex } from './words/word-index.js';
