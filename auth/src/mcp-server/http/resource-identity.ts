@@ -1,5 +1,5 @@
 import { UsageError } from '@notegate/kit/cli';
-import { requireResourceForm, resourceForm } from '../../oauth/identifier.js';
+import { requireResourceForm, sameResource } from '../../oauth/identifier.js';
 import { protectedResourceMetadataUrl } from '../../oauth/well-known.js';
 
 /** The server's names for itself, all derived once from --resource. */
@@ -24,8 +24,7 @@ export interface ResourceIdentity {
 export function resourceIdentity(resourceFlag: string): ResourceIdentity {
   const resource = requireResourceForm(resourceFlag, '--resource');
   const url = new URL(resource);
-  const asClientsSpellIt = resourceForm(url.href);
-  if (!asClientsSpellIt.ok || asClientsSpellIt.value !== resource) {
+  if (!sameResource(url.href, resource)) {
     throw new UsageError(
       `--resource: '${resourceFlag}' is spelled '${url.href}' by HTTP clients; give the resource in that spelling`,
     );
