@@ -6,7 +6,12 @@
  * See docs/architecture.md.
  */
 const LAYERS = {
-  kit: [['records', 'error-message', 'node-floor'], ['cli', 'http'], ['server-options'], ['testing']],
+  kit: [
+    ['records', 'error-message', 'node-floor', 'random-hex'],
+    ['cli', 'http', 'atomic-write'],
+    ['server-options'],
+    ['testing'],
+  ],
   auth: [
     ['errors', 'shared'],
     ['spiffe', 'oauth', 'audit', 'metrics'],
@@ -23,10 +28,12 @@ const LAYERS = {
     ['chunk'],
     ['store'],
     ['vectors'],
+    ['words'],
     ['snapshot'],
     ['search'],
     ['indexer'],
-    ['http', 'eval'],
+    ['live-index', 'http', 'eval'],
+    ['notes'],
     ['cli'],
   ],
 };

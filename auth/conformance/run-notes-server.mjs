@@ -32,7 +32,7 @@ const notesDir = mkdtempSync(join(tmpdir(), 'notes-conformance-'));
 const audit = [];
 const notes = await createNotesServer({
   name: 'conformance',
-  resource: new URL(resource),
+  resource,
   issuer: issuer.issuer,
   jwksUri: issuer.jwksUri,
   engine: await openFolderEngine(join(notesDir, 'notes')),

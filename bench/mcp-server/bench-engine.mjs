@@ -3,8 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { loadRagConfig, noDownloads, runIndex } from '@notegate/rag';
-import { NotesEngine } from '../../auth/dist/src/mcp-server/engine/notes-engine.js';
+import { loadRagConfig, NotesEngine, noDownloads, runIndex } from '@notegate/rag';
 
 export async function openBenchEngine(file, log = () => undefined) {
   const config = loadRagConfig(file, homedir());

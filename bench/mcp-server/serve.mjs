@@ -43,15 +43,11 @@ async function noAuth(engine) {
       screenHeaders(req.headers, new URL(resource).origin);
       const body = await readJsonBody(req);
       const call = toolCallOf(parseRpcMessage(body));
-      const tool = call && catalog.get(call.name);
-      if (tool && tool.screen(call.arguments) !== undefined) {
-        throw new Error('refused');
-      }
-      const response = await dispatcher.dispatch(
-        everything,
-        toSdkRequest(resource, req.headers, abortOnDisconnect(res)),
-        body,
-      );
+      const screened = call && catalog.get(call.name)?.screen(call.arguments);
+      if (screened && !('accepted' in screened)) throw new Error('refused');
+      const request = toSdkRequest(resource, req.headers, abortOnDisconnect(res));
+      screened?.accepted(request);
+      const response = await dispatcher.dispatch(everything, request, body);
       await writeWebResponse(res, response);
     } catch (err) {
       sendJson(res, 400, { error: String(err) });

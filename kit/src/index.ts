@@ -1,3 +1,5 @@
 /** `@notegate/kit`: small pieces both halves of notegate use. CLI pieces: `@notegate/kit/cli`; HTTP: `@notegate/kit/http`. */
-export { errorMessage } from './error-message.js';
+export { writeFileAtomic } from './atomic-write.js';
+export { describeThrown, errorMessage } from './error-message.js';
+export { randomHex } from './random-hex.js';
 export { isRecord } from './records.js';

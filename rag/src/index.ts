@@ -2,9 +2,10 @@
  * `@notegate/rag`: index markdown vaults and search them, as the `notegate-rag`
  * CLI does. Load a config, run an index, open it for search in-process
  * (`openIndex(...).search(...)`, which follows the file while an index run
- * updates it), keep it up to date with the vault folders (`watchVaults`,
- * `IndexFollower`), serve the search API, or measure quality on a BEIR dataset
- * (`runEval`).
+ * updates it), keep it up to date with the vault folders (`LiveIndex`, or its
+ * parts `watchVaults` and `IndexFollower`), write notes into a vault and
+ * search them (`NotesEngine`), serve the search API, or measure quality on a
+ * BEIR dataset (`runEval`).
  */
 
 export { loadEnvironment, type RagEnvironment } from './config/environment.js';
@@ -15,7 +16,6 @@ export { type DownloadOptions, ensureModelFiles, type FetchLike, noDownloads } f
 export type { Embedder } from './embed/embedder.js';
 export { missingModelFiles } from './embed/model-files.js';
 export { ResidentModel, type ResidentModelState } from './embed/resident-model.js';
-export { SharedEmbedder } from './embed/shared-embedder.js';
 export { loadTransformersEmbedder } from './embed/transformers-embedder.js';
 export { RagError, type RagErrorCode } from './errors/rag-error.js';
 export { type BeirDataset, type BeirDocument, loadBeirDataset, type Split } from './eval/beir-dataset.js';
@@ -31,16 +31,22 @@ export {
   runEval,
 } from './eval/run-eval.js';
 export { ApiError, type ApiErrorCode } from './http/api-errors.js';
-export {
-  type IndexCapabilities,
-  parseSearchRequest,
-  SEARCH_DEFAULTS,
-  type SearchRequest,
-} from './http/search-request.js';
 export { createSearchServer, type SearchServerDeps } from './http/search-server.js';
 export { IndexFollower, type IndexFollowerOptions } from './indexer/index-follower.js';
 export { DEFAULT_BATCH_SIZE, DEFAULT_WINDOW_CHUNKS, type RunIndexOptions, runIndex } from './indexer/run-index.js';
 export type { FailedFile, FileOutcome, FileWarning, IndexProgress, IndexSummary } from './indexer/types.js';
+export { LiveIndex, type LiveIndexOptions } from './live-index/live-index.js';
+export { notePathProblem, titleFileName } from './notes/note-path.js';
+export { NotePlaceError } from './notes/note-target.js';
+export type { NoteInput, WrittenNote } from './notes/note-writer.js';
+export { NotesEngine, type NotesEngineOptions } from './notes/notes-engine.js';
+export {
+  NOTES_VAULT_OPTIONS,
+  openNotesEngine,
+  readVaultFlags,
+  type VaultFlags,
+  type VaultSelection,
+} from './notes/vault-options.js';
 export {
   LEG_DEPTH,
   SEARCH_MODES,
@@ -53,9 +59,23 @@ export {
 export type { LexicalTier } from './search/lexical-leg.js';
 export { DEFAULT_FUSION_WEIGHTS, type FusionWeights } from './search/rrf.js';
 export { loadFromCache, openIndex, SearchIndex, type SearchIndexOptions } from './search/search-index.js';
+export {
+  checkSearchRequest,
+  describeSearchProblem,
+  QUERY_MAX_CHARACTERS,
+  QUERY_MAX_TERMS,
+  SEARCH_DEFAULTS,
+  SEARCH_FIELDS,
+  type SearchContext,
+  type SearchField,
+  type SearchRequest,
+  type SearchRequestCheck,
+  type SearchRequestFailure,
+  type SearchRequestProblem,
+  TOP_MAX,
+  TOP_MIN,
+} from './search/search-request.js';
 export { snippetOf, termPatterns } from './search/snippet.js';
 export { IndexSnapshot } from './snapshot/index-snapshot.js';
 export { SnapshotSource } from './snapshot/snapshot-source.js';
-export { describeWordIndex } from './snapshot/word-index.js';
-export { isHiddenName, isMarkdownName, withoutMarkdownExtension } from './walk/vault-path.js';
 export { type VaultWatcher, watchVaults } from './walk/vault-watcher.js';

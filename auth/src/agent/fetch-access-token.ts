@@ -1,6 +1,7 @@
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { UsageError } from '@notegate/kit/cli';
 import type { AuditLog } from '../audit/audit-log.js';
+import { requireResourceForm } from '../oauth/identifier.js';
 import { parseScopeParameter } from '../oauth/scope.js';
 import { clip } from '../shared/clip.js';
 import type { Clock } from '../shared/clock.js';
@@ -11,7 +12,7 @@ import type { JwtSvidSource } from './fetch-svid.js';
 import { fetchSvidFor } from './fetch-svid.js';
 import type { AgentHttp } from './http-exchange.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './http-exchange.js';
-import { IssuerAllowlist, requireIdentifier } from './issuer-allowlist.js';
+import { IssuerAllowlist } from './issuer-allowlist.js';
 import type { ProtectedResourceMetadata } from './protected-resource-metadata.js';
 import { readProtectedResourceMetadata } from './protected-resource-metadata.js';
 import type { AccessTokenCache } from './token-cache.js';
@@ -51,7 +52,7 @@ export interface FetchAccessTokenOptions {
  */
 export async function fetchAccessToken(options: FetchAccessTokenOptions): Promise<AccessToken> {
   const allowlist = IssuerAllowlist.parse(options.trustedIssuers, 'trustedIssuers');
-  const resource = requireIdentifier(options.resource, 'resource');
+  const resource = requireResourceForm(options.resource, 'resource');
   const requestedScope = options.scope === undefined ? undefined : requireScope(options.scope, 'scope');
   const clock = options.clock ?? systemClock;
   const http: AgentHttp = { fetch: options.fetch ?? fetch, timeoutMs: options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS };

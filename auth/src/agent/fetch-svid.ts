@@ -1,5 +1,5 @@
 import { status } from '@grpc/grpc-js';
-import { describeThrown } from '../errors/protocol-error.js';
+import { describeThrown } from '@notegate/kit';
 import { WorkloadApiError } from '../spiffe/workload-api/errors.js';
 import { authenticationFailed, transportFailed } from './agent-errors.js';
 

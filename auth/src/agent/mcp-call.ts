@@ -1,8 +1,8 @@
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { sameResource } from '../oauth/identifier.js';
 import { AgentError } from './agent-errors.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, refuseRedirect } from './http-exchange.js';
-import { sameIdentifier } from './issuer-allowlist.js';
 import type { RecordedRefusal } from './mcp-failure.js';
 import { mcpFailure } from './mcp-failure.js';
 import type { AccessToken } from './token-request.js';
@@ -76,7 +76,7 @@ export async function callMcpServer(options: McpCallOptions): Promise<McpCallRes
 export function onlyTo(resource: string, base: FetchLike, record: (refusal: RecordedRefusal) => void): FetchLike {
   return async (url, init) => {
     const href = typeof url === 'string' ? url : url.href;
-    if (!sameIdentifier(href, resource)) {
+    if (!sameResource(href, resource)) {
       throw new AgentError('mcp_call', 'token_destination_refused', 'failure', `refused to send the token to ${href}`);
     }
     const response = await base(url, init);

@@ -5,8 +5,7 @@ import {
   SdkErrorCode,
   UnauthorizedError,
 } from '@modelcontextprotocol/client';
-import { isRecord } from '@notegate/kit';
-import { describeThrown } from '../errors/protocol-error.js';
+import { describeThrown, isRecord } from '@notegate/kit';
 import { AgentError, authenticationFailed, plain, quoted, refused, transportFailed } from './agent-errors.js';
 
 /** The last HTTP error answer the MCP server gave, as the transport saw it. */

@@ -1,13 +1,13 @@
+import { sameResource } from '../oauth/identifier.js';
 import { protectedResourceMetadataUrl } from '../oauth/well-known.js';
 import { quoted, refused, transportFailed } from './agent-errors.js';
 import type { AgentHttp } from './http-exchange.js';
 import { exchange } from './http-exchange.js';
-import { sameIdentifier } from './issuer-allowlist.js';
 import { absoluteHttpUrl, MetadataDocument } from './metadata-document.js';
 
 /** The members of RFC 9728 protected resource metadata the agent uses. */
 export interface ProtectedResourceMetadata {
-  /** The server's spelling of the resource, equal to the requested one after normalization. */
+  /** The server's spelling of the resource, the requested one in the resource form. */
   readonly resource: string;
   readonly authorizationServers: readonly string[];
   readonly scopesSupported: readonly string[] | undefined;
@@ -19,8 +19,8 @@ const STEP = 'protected_resource_metadata';
  * Agent step 1. Reads the metadata from `metadataUrl` when a 401 challenge named one (MCP: use the
  * challenge's resource_metadata when present), otherwise from the RFC 9728 §3.1 well-known URL of the
  * resource (path inserted after the host). Either way RFC 9728 §3.3 applies: the document's `resource`
- * must be the resource the client asked for, or the document is not used — compared after
- * `normalizeIdentifier` (case of scheme and host, default port, empty path), never by prefix.
+ * must be the resource the client asked for, or the document is not used — compared in the resource
+ * form (docs/protocol.md#identifiers), never by prefix.
  */
 export async function readProtectedResourceMetadata(
   resource: string,
@@ -31,7 +31,7 @@ export async function readProtectedResourceMetadata(
   const answer = await exchange(STEP, url, { method: 'GET', headers: { accept: 'application/json' } }, http);
   const document = MetadataDocument.from(STEP, url, answer);
   const advertised = document.string('resource');
-  if (!sameIdentifier(advertised, resource)) {
+  if (!sameResource(advertised, resource)) {
     throw refused(STEP, 'resource_mismatch', `${url.href} describes resource ${quoted(advertised)}, not ${resource}`);
   }
   // MCP (2025-11-25 authorization): the metadata MUST list at least one authorization server.

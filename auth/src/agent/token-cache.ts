@@ -1,7 +1,7 @@
+import { resourceForm } from '../oauth/identifier.js';
 import { formatScope } from '../oauth/scope.js';
 import type { Clock } from '../shared/clock.js';
 import { systemClock } from '../shared/clock.js';
-import { normalizeIdentifier } from './issuer-allowlist.js';
 import type { AccessToken } from './token-request.js';
 
 /**
@@ -19,7 +19,7 @@ export interface TokenCacheKey {
 
 /**
  * Access tokens by (resource, issuer, scope), handed out again until `reuseMarginMs` before they
- * expire. Scopes compare as sets; the resource compares after identifier normalization.
+ * expire. Scopes compare as sets; the resource compares in the resource form (docs/protocol.md#identifiers).
  */
 export class AccessTokenCache {
   readonly reuseMarginMs: number;
@@ -51,7 +51,7 @@ export class AccessTokenCache {
 }
 
 function cacheId(key: TokenCacheKey): string {
-  const resource = normalizeIdentifier(key.resource);
+  const resource = resourceForm(key.resource);
   const scopes = formatScope(new Set(key.scope.split(' ')));
   return JSON.stringify([resource.ok ? resource.value : key.resource, key.issuer, scopes]);
 }

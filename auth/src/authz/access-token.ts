@@ -1,29 +1,15 @@
+import { randomHex } from '@notegate/kit';
 import { CompactSign } from 'jose';
-import { randomHex } from '../shared/random-hex.js';
+import { ACCESS_TOKEN_ALG, ACCESS_TOKEN_TYP, type IssuedAccessToken } from '../oauth/access-token.js';
 import type { AccessTokenSigningKey } from './signing/signing-key.js';
-
-/** docs/protocol.md#limits: access token lifetime 300 s, fixed. */
-export const ACCESS_TOKEN_LIFETIME_S = 300;
 
 /** 128 random bits: unguessable and unique for all practical purposes. */
 const ACCESS_TOKEN_JTI_BYTES = 16;
 
-/** The access token claims (RFC 9068 §2.2), in the order of docs/protocol.md#access-token. */
-export interface AccessTokenClaims {
-  readonly iss: string;
-  readonly sub: string;
-  readonly client_id: string;
-  readonly aud: string;
-  readonly scope: string;
-  readonly iat: number;
-  readonly exp: number;
-  readonly jti: string;
-}
-
 export interface AccessTokenGrant {
   readonly issuer: string;
   readonly spiffeId: string;
-  /** The resource, one trailing slash already removed. */
+  /** The resource in the resource form (docs/protocol.md#identifiers). */
   readonly audience: string;
   /** Sorted, single-spaced. */
   readonly scope: string;
@@ -31,7 +17,7 @@ export interface AccessTokenGrant {
   readonly lifetimeS: number;
 }
 
-export function accessTokenClaims(grant: AccessTokenGrant): AccessTokenClaims {
+export function accessTokenClaims(grant: AccessTokenGrant): IssuedAccessToken {
   return {
     iss: grant.issuer,
     sub: grant.spiffeId,
@@ -47,8 +33,8 @@ export function accessTokenClaims(grant: AccessTokenGrant): AccessTokenClaims {
 const encoder = new TextEncoder();
 
 /** RFC 9068 §2.1: typ at+jwt; docs/protocol.md#access-token: alg ES256 and the kid of the signing key. */
-export function signAccessToken(key: AccessTokenSigningKey, claims: AccessTokenClaims): Promise<string> {
+export function signAccessToken(key: AccessTokenSigningKey, claims: IssuedAccessToken): Promise<string> {
   return new CompactSign(encoder.encode(JSON.stringify(claims)))
-    .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: key.kid })
+    .setProtectedHeader({ alg: ACCESS_TOKEN_ALG, typ: ACCESS_TOKEN_TYP, kid: key.kid })
     .sign(key.privateKey);
 }

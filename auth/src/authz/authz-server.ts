@@ -5,8 +5,8 @@ import {
   closeServer,
   createBoundedServer,
   listen,
-  matchRoute,
   readBody,
+  routeRequests,
   sendJson,
   sendJsonAndClose,
 } from '@notegate/kit/http';
@@ -81,23 +81,14 @@ function createAuthzServer(
       },
     ],
   ]);
-  const handler: Handler = (req, res) => {
-    const route = matchRoute(routes, req.method, req.url);
-    if (route.kind === 'not_found') {
-      sendJson(res, 404, { error: 'not_found', error_description: 'There is no such endpoint.' });
-    } else if (route.kind === 'method_not_allowed') {
-      sendJson(
-        res,
-        405,
-        { error: 'method_not_allowed', error_description: 'Method not allowed here.' },
-        {
-          Allow: route.allow,
-        },
-      );
-    } else {
-      Promise.resolve(route.handler(req, res)).catch(() => answerUnexpected(res));
-    }
-  };
+  const handler = routeRequests(routes, {
+    notFound: (_req, res) =>
+      sendJson(res, 404, { error: 'not_found', error_description: 'There is no such endpoint.' }),
+    methodNotAllowed: (_req, res) =>
+      sendJson(res, 405, { error: 'method_not_allowed', error_description: 'Method not allowed here.' }),
+    failed: (_req, res) =>
+      sendJson(res, 500, { error: 'server_error', error_description: 'The token service hit an unexpected error.' }),
+  });
   return createBoundedServer(handler, { limits, busyBody: BUSY_BODY });
 }
 
@@ -129,10 +120,3 @@ function send(res: ServerResponse, response: TokenResponse): void {
 }
 
 /** Last resort when a handler threw outside the token endpoint's own error handling. */
-function answerUnexpected(res: ServerResponse): void {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  sendJson(res, 500, { error: 'server_error', error_description: 'The token service hit an unexpected error.' });
-}

@@ -1,4 +1,4 @@
-import { describeThrown } from '../errors/protocol-error.js';
+import { describeThrown } from '@notegate/kit';
 import { tokenError } from '../errors/token-endpoint-errors.js';
 import type { SvidSubject } from '../spiffe/svid/subject.js';
 import { quoted } from './audit-detail.js';

@@ -1,14 +1,15 @@
+import { describeThrown } from '@notegate/kit';
 import type { AuditLog } from '../audit/audit-log.js';
-import { describeThrown } from '../errors/protocol-error.js';
 import type { TokenEndpointError } from '../errors/token-endpoint-errors.js';
 import { isTokenEndpointError, tokenError } from '../errors/token-endpoint-errors.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
+import { ACCESS_TOKEN_LIFETIME_S } from '../oauth/access-token.js';
 import { SPIFFE_JWT_AUTH_METHOD } from '../oauth/spiffe-client-auth.js';
 import type { PolicySource } from '../policy/policy-source.js';
 import type { Clock } from '../shared/clock.js';
 import { epochSeconds, systemClock } from '../shared/clock.js';
 import type { JwtBundleSource } from '../spiffe/bundles/jwt-bundle-source.js';
-import { ACCESS_TOKEN_LIFETIME_S, accessTokenClaims, signAccessToken } from './access-token.js';
+import { accessTokenClaims, signAccessToken } from './access-token.js';
 import { checkAssertionType } from './check-assertion-type.js';
 import { checkClientId } from './check-client-id.js';
 import { checkGrantType } from './check-grant-type.js';

@@ -3,11 +3,11 @@ import type { Command, CommandIo, ParsedOptions } from '@notegate/kit/cli';
 import { processIo, UsageError } from '@notegate/kit/cli';
 import { AGENT_EXIT, AgentError, FAILURE_CLASS_LINES, quoted } from '../agent/agent-errors.js';
 import { type FetchAccessTokenOptions, fetchAccessToken } from '../agent/fetch-access-token.js';
-import { requireIdentifier, sameIdentifier } from '../agent/issuer-allowlist.js';
 import type { McpOperation } from '../agent/mcp-call.js';
 import { callMcpServer } from '../agent/mcp-call.js';
 import { replayToken } from '../agent/replay-token.js';
 import { KNOWN_TOOLS, scopeForTool } from '../agent/tool-scopes.js';
+import { requireResourceForm, sameResource } from '../oauth/identifier.js';
 import {
   openTokenFetch,
   parseScopeFlag,
@@ -125,8 +125,8 @@ function parseAgentFlags(values: ParsedOptions<AgentOptions>) {
   const operation = parseOperation(values.tool, values.arguments);
   const stealToken = values['steal-token'];
   if (stealToken !== undefined) {
-    requireIdentifier(stealToken, '--steal-token');
-    if (sameIdentifier(stealToken, token.resource)) {
+    requireResourceForm(stealToken, '--steal-token');
+    if (sameResource(stealToken, token.resource)) {
       throw new UsageError('--steal-token: name another server than --resource (the token is valid there)');
     }
   }

@@ -20,9 +20,10 @@ import { DEFAULT_MAX_SVID_LIFETIME_S } from '../authz/check-svid-lifetime.js';
 import { observedReplayStore } from '../authz/replay/observed-replay-store.js';
 import { REDIS_REPLAY_CAPACITY } from '../authz/replay/redis-replay-store.js';
 import { REPLAY_CACHE_CAPACITY } from '../authz/replay/replay-cache.js';
-import { SigningKeyFile } from '../authz/signing/signing-key-file.js';
+import { openSigningKeyFile, type SigningKeyFile } from '../authz/signing/signing-key-file.js';
 import { AuthzMetrics } from '../metrics/authz-metrics.js';
-import { PolicyFile } from '../policy/policy-source.js';
+import { requireIssuerForm } from '../oauth/identifier.js';
+import { openPolicyFile } from '../policy/policy-source.js';
 import { openBundleSource } from './bundle-source-option.js';
 import { METRICS_OPTIONS, parseMetricsAddress, startMetricsListener } from './metrics-option.js';
 import { openReplayStore, parseReplayCapacity, parseReplayStore, REDIS_PASSWORD_ENV } from './replay-store-option.js';
@@ -151,7 +152,7 @@ interface Wiring {
 
 /** Opens the sources and stores, then the listeners; everything opened is in `closers` even when a later step fails. */
 async function openService(flags: Flags, values: Values, { log, metrics, closers }: Wiring): Promise<RunningAuthz> {
-  const policy = await PolicyFile.open({
+  const policy = await openPolicyFile({
     path: values.policy,
     onEvent: log,
     onReload: (result) => metrics.reload('policy', result),
@@ -201,12 +202,13 @@ async function openSigningKeys(
   metrics: AuthzMetrics,
 ): Promise<SigningKeyFile | undefined> {
   if (path === undefined) return undefined;
-  return SigningKeyFile.open({
+  return openSigningKeyFile({
     path,
     onEvent: log,
     onReload: (result) => metrics.reload('signing_keys', result),
   }).catch((err: unknown) => {
-    throw new UsageError(`--signing-keys ${path}: ${errorMessage(err)}`);
+    // An unreadable file's error names the flag already; a refused one names the entry.
+    throw err instanceof UsageError ? err : new UsageError(`--signing-keys ${path}: ${errorMessage(err)}`);
   });
 }
 
@@ -229,11 +231,12 @@ function parseFlags(values: Values) {
   };
 }
 
-/** RFC 8414 §2: an issuer has no query or fragment; it is also quoted in WWW-Authenticate, so printable ASCII only. */
+/**
+ * RFC 8414 §2: an issuer has no query or fragment; it is also quoted in WWW-Authenticate, so printable
+ * ASCII only: the issuer form's rules (docs/protocol.md#identifiers). Used as given, never reformed.
+ */
 function parseIssuer(value: string): URL {
   const url = parseHttpUrl('--issuer', value);
-  if (url.search || value.includes('?')) throw new UsageError(`--issuer: '${value}' must not have a query`);
-  if (!/^[\x21-\x7e]+$/.test(value))
-    throw new UsageError(`--issuer: '${value}' must be printable ASCII without spaces`);
+  requireIssuerForm(value, '--issuer');
   return url;
 }

@@ -10,12 +10,14 @@ import {
 } from '@notegate/kit/cli';
 import { closeServer, listen } from '@notegate/kit/http';
 import { parseServerLimits, serverLimitOptions } from '@notegate/kit/server-options';
+import { NOTES_VAULT_OPTIONS, openNotesEngine, readVaultFlags } from '@notegate/rag';
 import { openAuditLog } from '../audit/audit-log.js';
 import { DEFAULT_MAX_TOKEN_LIFETIME_S } from '../mcp-server/bearer/claim-checks.js';
+import { resourceIdentity } from '../mcp-server/http/resource-identity.js';
 import { createNotesServer } from '../mcp-server/notes-server.js';
 import { NotesServerMetrics } from '../metrics/notes-server-metrics.js';
+import { requireIssuerForm } from '../oauth/identifier.js';
 import { METRICS_OPTIONS, parseMetricsAddress, startMetricsListener } from './metrics-option.js';
-import { openEngine, readVaultFlags, VAULT_OPTIONS } from './vault-options.js';
 
 /** Ours: a day, the bound of authz's --max-svid-lifetime. */
 const MAX_TOKEN_LIFETIME_LIMIT_S = 86_400;
@@ -45,7 +47,7 @@ const options = {
     required: true,
     description: 'The only place the issuer key set is fetched from.',
   },
-  ...VAULT_OPTIONS,
+  ...NOTES_VAULT_OPTIONS,
   host: { type: 'string', valueName: 'HOST', defaultText: 'the host of --resource', description: 'Bind address.' },
   port: {
     type: 'string',
@@ -84,12 +86,12 @@ export const notesServerCommand: Command<NotesServerOptions> = {
   options,
   run: async (line: CommandLine<NotesServerOptions>) => {
     const flags = readOptions(line);
-    const { name, resource, issuer, jwksUri, host, port, auditPath, metricsAddress } = flags;
+    const { name, resource, endpointPath, issuer, jwksUri, host, port, auditPath, metricsAddress } = flags;
     const { limits, maxTokenLifetimeS, vaults } = flags;
     const log = (message: string) => process.stderr.write(`notes-server: ${message}\n`);
     const { audit, close: closeAudit } = openAuditLog(auditPath);
     const metrics = new NotesServerMetrics();
-    const engine = await openEngine(vaults, process.cwd(), log);
+    const engine = await openNotesEngine(vaults, process.cwd(), log);
     log(
       `serving vault${vaults.vaultIds.length === 1 ? '' : 's'} ${vaults.vaultIds.join(', ')} (writes go to ${vaults.writeVaultId}; index ${vaults.config.indexPath})`,
     );
@@ -111,7 +113,7 @@ export const notesServerCommand: Command<NotesServerOptions> = {
       await notes.close();
       throw new UsageError(`--host/--port: cannot listen on ${host}:${port} (${err.code ?? err.message})`);
     });
-    process.stdout.write(`listening on ${new URL(new URL(resource).pathname, base).href.replace(/\/$/, '')}\n`);
+    process.stdout.write(`listening on ${new URL(endpointPath, base).href.replace(/\/$/, '')}\n`);
     log(`version ${packageVersion(import.meta.url)}`);
     // No request may reach a closed engine: the listener goes first.
     await untilShutdown(async () => {
@@ -129,16 +131,19 @@ function readOptions(line: CommandLine<NotesServerOptions>) {
   if (!SERVER_NAME.test(o.name)) {
     throw new UsageError(`--name: '${o.name}' is not allowed (1 to 64 of letters, digits, '.', '_', '-')`);
   }
-  const resource = parseHttpUrl('--resource', o.resource);
+  const resourceUrl = parseHttpUrl('--resource', o.resource);
+  const identity = resourceIdentity(o.resource);
   parseHttpUrl('--issuer', o.issuer);
+  requireIssuerForm(o.issuer, '--issuer');
   parseHttpUrl('--jwks-uri', o['jwks-uri']);
   return {
     name: o.name,
-    resource,
+    resource: identity.resource,
+    endpointPath: identity.endpointPath,
     issuer: o.issuer,
     jwksUri: o['jwks-uri'],
     vaults: readVaultFlags(o, process.cwd()),
-    ...listenAddressOf(resource, o.host, o.port),
+    ...listenAddressOf(resourceUrl, o.host, o.port),
     auditPath: o['audit-log'],
     metricsAddress: parseMetricsAddress(o),
     limits: parseServerLimits(o),

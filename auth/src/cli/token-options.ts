@@ -2,8 +2,9 @@ import type { FetchLike } from '@modelcontextprotocol/client';
 import type { ParsedOptions } from '@notegate/kit/cli';
 import { parseInteger } from '@notegate/kit/cli';
 import { type FetchAccessTokenOptions, requireScope } from '../agent/fetch-access-token.js';
-import { IssuerAllowlist, requireIdentifier } from '../agent/issuer-allowlist.js';
+import { IssuerAllowlist } from '../agent/issuer-allowlist.js';
 import { type AuditLog, openAuditLog } from '../audit/audit-log.js';
+import { requireResourceForm } from '../oauth/identifier.js';
 import type { WorkloadApiAddress } from '../spiffe/workload-api/address.js';
 import { resolveWorkloadApiAddress } from '../spiffe/workload-api/address.js';
 import { WorkloadApiClient } from '../spiffe/workload-api/client.js';
@@ -74,7 +75,8 @@ export function parseTokenFlags(
 ): TokenFlags {
   const trustedIssuers = IssuerAllowlist.parse(values['trusted-issuer'], '--trusted-issuer').entries;
   return {
-    resource: requireIdentifier(values.resource, '--resource'),
+    // The resource form is also a spelling the server answers at (its endpoint is that path).
+    resource: requireResourceForm(values.resource, '--resource'),
     trustedIssuers,
     workloadApi: resolveWorkloadApiAddress({
       explicit: values['workload-api'],

@@ -72,9 +72,3 @@ export function isErrorOf<Table extends Record<string, ProtocolErrorSpec>>(
 ): err is ProtocolError<keyof Table & string, Table[keyof Table]> {
   return err instanceof ProtocolError && Object.hasOwn(table, err.code) && table[err.code] === err.spec;
 }
-
-/** Message of any thrown value, for audit details only. */
-export function describeThrown(err: unknown): string {
-  if (err instanceof Error) return `${err.name}: ${err.message}`;
-  return String(err);
-}

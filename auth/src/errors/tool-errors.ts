@@ -1,3 +1,4 @@
+import { QUERY_MAX_CHARACTERS, QUERY_MAX_TERMS } from '@notegate/rag';
 import { JSON_RPC, type McpErrorSpec } from './mcp-error-spec.js';
 import { errorFactory } from './protocol-error.js';
 
@@ -14,7 +15,10 @@ const invalidParams = (description: string): McpErrorSpec => ({
  * client; what was wrong goes to the audit line.
  */
 export const TOOL_ERRORS = {
-  ERR_QUERY_LIMITS: invalidParams('The query must be 1 to 1000 characters and at most 64 words'),
+  // The search API's limits (docs/retrieval.md#query-limits), the very numbers its check applies.
+  ERR_QUERY_LIMITS: invalidParams(
+    `The query must be 1 to ${QUERY_MAX_CHARACTERS} characters and at most ${QUERY_MAX_TERMS} words`,
+  ),
   ERR_NO_VECTORS: invalidParams('The index of this server has no vectors; use mode lexical'),
   ERR_NOTE_PATH: invalidParams('The path must name a markdown file (.md) inside the vault, without hidden folders'),
   ERR_NOTE_TITLE: invalidParams('The title must contain a letter or a digit'),

@@ -1,13 +1,13 @@
 import { isRecord } from '@notegate/kit';
-import { spiffeIdProblem } from '../spiffe/spiffe-id.js';
-import type { ConfigFail } from '../spiffe/trust-domain-file.js';
 import {
-  parseTrustDomainFile,
+  type ConfigFail,
   readConfigText,
   rejectDuplicates,
   rejectUnknownKeys,
   requiredString,
-} from '../spiffe/trust-domain-file.js';
+} from '../shared/config-file.js';
+import { spiffeIdProblem } from '../spiffe/spiffe-id.js';
+import { parseTrustDomainFile } from '../spiffe/trust-domain-file.js';
 
 export interface Workload {
   /** Also the socket's file name (`<name>.sock`), hence the narrow alphabet. */

@@ -2,19 +2,19 @@ import type { Server } from 'node:http';
 import {
   createBoundedServer,
   type Handler,
-  matchRoute,
   pathOf,
   type RouteTable,
+  routeRequests,
   type ServerLimits,
   sendJson,
 } from '@notegate/kit/http';
+import type { NotesEngine } from '@notegate/rag';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { NotesServerMetrics } from '../metrics/notes-server-metrics.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { DEFAULT_MAX_TOKEN_LIFETIME_S } from './bearer/claim-checks.js';
 import { VerifiedTokenCache } from './bearer/verified-token-cache.js';
 import { createAccessTokenVerifier } from './bearer/verify-access-token.js';
-import type { NotesEngine } from './engine/notes-engine.js';
 import { DecisionAudit } from './http/decision-audit.js';
 import { createMcpEndpoint } from './http/mcp-endpoint.js';
 import { protectedResourceMetadata, resourceIdentity } from './http/resource-identity.js';
@@ -32,8 +32,9 @@ const BUSY_BODY = { error: 'temporarily_unavailable', error_description: 'The se
 export interface NotesServerConfig {
   /** Used in audit lines (`mcp_server:<name>`) and the metadata's resource_name. */
   readonly name: string;
-  readonly resource: URL;
-  /** Trusted issuer, compared exactly with the token's iss. */
+  /** --resource: its resource form is the server's name (docs/protocol.md#identifiers). */
+  readonly resource: string;
+  /** Trusted issuer, compared exactly with the token's iss (RFC 9068 §4). */
   readonly issuer: string;
   /** The only place keys come from. */
   readonly jwksUri: string;
@@ -110,15 +111,17 @@ export async function createNotesServer(config: NotesServerConfig): Promise<Note
     ],
     [identity.metadataPath, { GET: (_req, res) => sendJson(res, 200, metadata) }],
   ]);
-  const handler: Handler = (req, res) => {
-    const route = matchRoute(routes, req.method, req.url);
-    if (route.kind === 'found') return void route.handler(req, res);
-    if (route.kind === 'not_found')
-      return sendJson(res, 404, { error: 'not_found', error_description: 'No such resource' });
-    // GET, DELETE and the rest on the MCP endpoint are audited decisions; elsewhere a plain 405.
-    if (pathOf(req.url) === identity.endpointPath) return endpoint.refuseMethod(req, res);
-    sendJson(res, 405, { error: 'invalid_request', error_description: 'Method not allowed' }, { Allow: route.allow });
-  };
+  const handler = routeRequests(routes, {
+    notFound: (_req, res) => sendJson(res, 404, { error: 'not_found', error_description: 'No such resource' }),
+    methodNotAllowed: (req, res) => {
+      // GET, DELETE and the rest on the MCP endpoint are audited decisions; elsewhere a plain 405.
+      if (pathOf(req.url) === identity.endpointPath) return endpoint.refuseMethod(req, res);
+      sendJson(res, 405, { error: 'invalid_request', error_description: 'Method not allowed' });
+    },
+    // The endpoint answers its own failures; anything else is the server's fault.
+    failed: (_req, res) =>
+      sendJson(res, 500, { error: 'server_error', error_description: 'The server hit an unexpected error' }),
+  });
   const server = createBoundedServer(handler, { limits: config.limits, busyBody: BUSY_BODY });
   return {
     server,

@@ -1,5 +1,5 @@
 import type { Handler, RouteTable } from '@notegate/kit/http';
-import { closeServer, createBoundedServer, listen, matchRoute, sendJson } from '@notegate/kit/http';
+import { closeServer, createBoundedServer, listen, routeRequests, sendJson } from '@notegate/kit/http';
 import type { Registry } from 'prom-client';
 
 const METRICS_PATH = '/metrics';
@@ -28,19 +28,11 @@ export async function startMetricsServer(
   };
   const routes: RouteTable = new Map([[METRICS_PATH, { GET: scrape }]]);
   // Bounded like every server of the project (docs/security.md#security-properties).
-  const handler: Handler = (req, res) => {
-    const route = matchRoute(routes, req.method, req.url);
-    if (route.kind === 'found') {
-      Promise.resolve(route.handler(req, res)).catch(() => {
-        if (!res.headersSent) sendJson(res, 500, { error: 'server_error' });
-        else res.destroy();
-      });
-    } else if (route.kind === 'not_found') {
-      sendJson(res, 404, { error: 'not_found' });
-    } else {
-      sendJson(res, 405, { error: 'method_not_allowed' }, { Allow: route.allow });
-    }
-  };
+  const handler = routeRequests(routes, {
+    notFound: (_req, res) => sendJson(res, 404, { error: 'not_found' }),
+    methodNotAllowed: (_req, res) => sendJson(res, 405, { error: 'method_not_allowed' }),
+    failed: (_req, res) => sendJson(res, 500, { error: 'server_error' }),
+  });
   const server = createBoundedServer(handler, { busyBody: { error: 'server_busy' } });
   const base = await listen(server, host, port);
   return { url: new URL(METRICS_PATH, base), close: () => closeServer(server) };

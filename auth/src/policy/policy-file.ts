@@ -1,15 +1,15 @@
 import { isRecord } from '@notegate/kit';
-import { normalizeResource } from '../oauth/resource.js';
+import { resourceForm } from '../oauth/identifier.js';
 import { isScopeToken } from '../oauth/scope.js';
-import { spiffeIdProblem } from '../spiffe/spiffe-id.js';
-import type { ConfigFail } from '../spiffe/trust-domain-file.js';
 import {
-  parseTrustDomainFile,
+  type ConfigFail,
   rejectDuplicates,
   rejectUnknownKeys,
   requiredList,
   requiredString,
-} from '../spiffe/trust-domain-file.js';
+} from '../shared/config-file.js';
+import { spiffeIdProblem } from '../spiffe/spiffe-id.js';
+import { parseTrustDomainFile } from '../spiffe/trust-domain-file.js';
 import type { Grant, ResourceGrant } from './policy.js';
 import { Policy } from './policy.js';
 
@@ -45,7 +45,7 @@ function parseGrant(entry: unknown, where: string, trustDomain: string, fail: Co
     parseResourceGrant(item, `${where}.resources[${index}]`, fail),
   );
   rejectDuplicates(
-    resources.map((item) => normalizeResource(item.resource)),
+    resources.map((item) => item.key),
     (index) => `${where}.resources[${index}].resource`,
     fail,
   );
@@ -56,7 +56,10 @@ function parseResourceGrant(entry: unknown, where: string, fail: ConfigFail): Re
   if (!isRecord(entry)) throw fail(where, 'must be a mapping with resource and scopes');
   rejectUnknownKeys(entry, RESOURCE_KEYS, where, fail);
   const resource = requiredString(entry, 'resource', `${where}.resource`, fail);
-  checkResource(resource, `${where}.resource`, fail);
+  // RFC 8707 §2: an absolute URI without a fragment; here http or https, the MCP servers' schemes, in a
+  // spelling the resource form can compare (docs/protocol.md#identifiers).
+  const form = resourceForm(resource);
+  if (!form.ok) throw fail(`${where}.resource`, `'${resource}' ${form.problem} (expected an http(s) URL)`);
   const scopes = requiredList(entry, 'scopes', `${where}.scopes`, fail).map((scope: unknown, index) => {
     if (typeof scope !== 'string' || !isScopeToken(scope)) {
       throw fail(`${where}.scopes[${index}]`, `${JSON.stringify(scope)} is not an RFC 6749 scope-token`);
@@ -64,15 +67,5 @@ function parseResourceGrant(entry: unknown, where: string, fail: ConfigFail): Re
     return scope;
   });
   rejectDuplicates(scopes, (index) => `${where}.scopes[${index}]`, fail);
-  return { resource, scopes };
-}
-
-/** RFC 8707 §2: an absolute URI without a fragment; here http or https, the MCP servers' schemes. */
-function checkResource(resource: string, where: string, fail: ConfigFail): void {
-  if (!/^https?:\/\//i.test(resource) || !URL.canParse(resource)) {
-    throw fail(where, `'${resource}' is not an absolute http:// or https:// URI`);
-  }
-  if (resource.includes('#')) throw fail(where, `'${resource}' must not carry a fragment`);
-  // One trailing slash is ignored when comparing; a second would make the token audience end in '/'.
-  if (resource.endsWith('//')) throw fail(where, `'${resource}' must not end with more than one '/'`);
+  return { resource, key: form.value, scopes };
 }

@@ -1,9 +1,11 @@
-import { normalizeResource } from '../oauth/resource.js';
+import { resourceForm } from '../oauth/identifier.js';
 
 /** One resource a workload may get tokens for, with the scopes it may ask for there. */
 export interface ResourceGrant {
   /** As written in the policy file. */
   readonly resource: string;
+  /** The resource in the resource form (docs/protocol.md#identifiers): what requests are matched against. */
+  readonly key: string;
   readonly scopes: readonly string[];
 }
 
@@ -18,7 +20,7 @@ export interface PolicyDocument {
   readonly grants: readonly Grant[];
 }
 
-/** What one workload may obtain, by normalized resource. */
+/** What one workload may obtain, by resource in the resource form: any equivalent spelling matches. */
 export interface ClientGrant {
   readonly spiffeId: string;
   /** The allowed scopes for `resource`, or undefined when the resource is not granted. */
@@ -48,12 +50,13 @@ export class Policy {
 }
 
 function clientGrant(grant: Grant): ClientGrant {
-  const byResource = new Map(
-    grant.resources.map((entry) => [normalizeResource(entry.resource), new Set(entry.scopes)] as const),
-  );
+  const byResource = new Map(grant.resources.map((entry) => [entry.key, new Set(entry.scopes)] as const));
   return Object.freeze({
     spiffeId: grant.spiffeId,
-    scopesFor: (resource: string): ReadonlySet<string> | undefined => byResource.get(normalizeResource(resource)),
+    scopesFor: (resource: string): ReadonlySet<string> | undefined => {
+      const form = resourceForm(resource);
+      return form.ok ? byResource.get(form.value) : undefined;
+    },
   });
 }
 

@@ -1,9 +1,9 @@
 import type { Readable, Writable } from 'node:stream';
 import type { FetchLike } from '@modelcontextprotocol/client';
+import { describeThrown } from '@notegate/kit';
 import { AgentError, plain } from '../agent/agent-errors.js';
 import type { AccessToken } from '../agent/token-request.js';
 import type { AuditLog } from '../audit/audit-log.js';
-import { describeThrown } from '../errors/protocol-error.js';
 import type { Clock } from '../shared/clock.js';
 import { systemClock } from '../shared/clock.js';
 import { Relay } from './relay.js';

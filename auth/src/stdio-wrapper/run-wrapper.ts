@@ -1,6 +1,6 @@
+import { describeThrown } from '@notegate/kit';
 import { AGENT_EXIT, AgentError } from '../agent/agent-errors.js';
 import type { AccessToken } from '../agent/token-request.js';
-import { describeThrown } from '../errors/protocol-error.js';
 import type { BackoffPolicy } from '../shared/backoff.js';
 import type { Clock } from '../shared/clock.js';
 import { systemClock } from '../shared/clock.js';

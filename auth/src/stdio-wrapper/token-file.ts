@@ -2,8 +2,8 @@ import { rmSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
+import { writeFileAtomic } from '@notegate/kit';
 import { UsageError } from '@notegate/kit/cli';
-import { writeFileAtomic } from '../shared/atomic-write.js';
 
 /** The file name inside the private directory the wrapper creates when no path is given. */
 export const DEFAULT_TOKEN_FILE_NAME = 'access-token';

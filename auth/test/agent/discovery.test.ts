@@ -58,7 +58,8 @@ describe('fetchAccessToken: the ordered steps', () => {
 
 describe('step 1: protected resource metadata', () => {
   const mismatches: [string, (resource: string) => string][] = [
-    ['a trailing slash', (r) => `${r}/`],
+    ['two trailing slashes', (r) => `${r}//`],
+    ['the case of the path', (r) => r.replace(/\/mcp$/, '/MCP')],
     ['a longer path', (r) => `${r}/tools`],
     ['a prefix of the path', (r) => r.replace(/\/mcp$/, '/')],
     ['another port', (r) => r.replace(/:(\d+)\//, (_m, port: string) => `:${Number(port) + 1}/`)],
@@ -79,6 +80,13 @@ describe('step 1: protected resource metadata', () => {
     const port = new URL(w.resource).port;
     await fetchAccessToken({ ...w.options, resource: `HTTP://127.0.0.1:${port}/mcp` });
     assert.equal(w.tokenForms()[0]?.get('resource'), w.resource);
+  });
+
+  it('accepts metadata whose resource differs only by a trailing slash (one resource), and uses its spelling', async (t) => {
+    const w = await fakeOAuthWorld(t);
+    w.resourceServer.json(PRM_PATH, w.prm({ resource: `${w.resource}/` }));
+    await fetchAccessToken(w.options);
+    assert.equal(w.tokenForms()[0]?.get('resource'), `${w.resource}/`);
   });
 
   it('reads the metadata from a challenge resource_metadata URL, and still requires the same resource', async (t) => {

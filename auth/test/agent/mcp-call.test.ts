@@ -163,14 +163,26 @@ describe('the MCP call (official SDK client)', () => {
       },
       () => undefined,
     );
-    for (const url of ['http://127.0.0.1:8082/mcp', 'http://127.0.0.1:8081/mcp/', 'http://127.0.0.1:8081/other']) {
+    const others = [
+      'http://127.0.0.1:8082/mcp',
+      'http://127.0.0.1:8081/other',
+      'http://127.0.0.1:8081/mcp/x',
+      'http://127.0.0.1:8081/mcp//',
+      'http://127.0.0.1:8081/MCP',
+      'http://127.0.0.1:8081/mcp?x=1',
+      'http://localhost:8081/mcp',
+      'https://127.0.0.1:8081/mcp',
+    ];
+    for (const url of others) {
       await assert.rejects(
         guarded(url, {}),
         (err) => err instanceof AgentError && err.reason === 'token_destination_refused',
       );
     }
     assert.equal(called, 0);
+    // The same resource in other spellings (docs/protocol.md#identifiers).
     await guarded(new URL('HTTP://127.0.0.1:8081/mcp'), {});
-    assert.equal(called, 1);
+    await guarded('http://127.0.0.1:8081/mcp/', {});
+    assert.equal(called, 2);
   });
 });

@@ -33,7 +33,7 @@ describe('the access token cache', () => {
     assert.equal(cache.get(KEY), undefined, 'a stale entry is dropped, not kept for later');
   });
 
-  it('keys tokens by resource, issuer and scope; scopes as sets, resources after normalization', () => {
+  it('keys tokens by resource, issuer and scope; scopes as sets, resources in the resource form', () => {
     const clock = new ManualClock();
     const cache = new AccessTokenCache({ clock: clock.now, reuseMarginMs: 0 });
     const token = tokenExpiringAt(clock.nowMs + 300_000);
@@ -42,10 +42,10 @@ describe('the access token cache', () => {
     assert.equal(cache.get({ ...KEY, scope: 'notes:read notes:write', resource: 'HTTP://127.0.0.1:8081/mcp' }), token);
     assert.equal(cache.get({ ...KEY, scope: 'notes:read' }), undefined);
     assert.equal(cache.get({ ...KEY, scope: 'notes:read notes:write', issuer: 'http://127.0.0.1:9090' }), undefined);
-    assert.equal(
-      cache.get({ ...KEY, scope: 'notes:read notes:write', resource: 'http://127.0.0.1:8081/mcp/' }),
-      undefined,
-    );
+    assert.equal(cache.get({ ...KEY, scope: 'notes:read notes:write', resource: 'http://127.0.0.1:8081/mcp/' }), token);
+    for (const resource of ['http://127.0.0.1:8081/MCP', 'http://localhost:8081/mcp', 'http://127.0.0.1:8081/mcp/x']) {
+      assert.equal(cache.get({ ...KEY, scope: 'notes:read notes:write', resource }), undefined, resource);
+    }
   });
 
   it('lets fetchAccessToken reuse a token (no SVID, no token request) until shortly before it expires', async (t) => {

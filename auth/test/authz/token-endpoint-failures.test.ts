@@ -532,6 +532,22 @@ const ROWS: readonly FailureRow[] = [
     identity: 'verified',
     request: withForm({ resource: RESOURCE_A.toUpperCase() }),
   },
+  ...(
+    [
+      ['a granted resource with a query', `${RESOURCE_A}?tenant=1`],
+      ['a granted resource with user information', RESOURCE_A.replace('http://', 'http://me@')],
+      ['a relative resource', '/mcp'],
+      ['a granted resource on another host spelling of the same address', RESOURCE_A.replace('127.0.0.1', 'localhost')],
+    ] as const
+  ).map(
+    ([name, resource]): FailureRow => ({
+      row: 'resource allowed',
+      name,
+      code: 'ERR_RESOURCE_NOT_ALLOWED',
+      identity: 'verified',
+      request: withForm({ resource }),
+    }),
+  ),
   // scope present, well formed, subset of grant → 400 invalid_scope
   {
     row: 'scope',

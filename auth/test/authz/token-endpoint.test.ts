@@ -99,6 +99,14 @@ describe('POST /token issues', () => {
     assert.equal(payload.aud, RESOURCE_B);
   });
 
+  it('a token whose aud is the resource form of any spelling of a granted resource (docs/protocol.md#identifiers)', async (t) => {
+    const h = await startHarness(t);
+    const spelled = RESOURCE_A.replace('http://', 'HTTP://');
+    const token = await issue(h, h.form(await h.svid(), { resource: `${spelled}/` }));
+    const { payload } = await verifyAccessToken(h, token.body.access_token, RESOURCE_A);
+    assert.equal(payload.aud, RESOURCE_A);
+  });
+
   it('a token for an SVID at the limits: aud as a string, exp - iat = 300 s, 29 s past exp, matching client_id', async (t) => {
     const h = await startHarness(t);
     await issue(h, h.form(await h.svid({ aud: ISSUER })));

@@ -66,6 +66,22 @@ describe('notegate notes-server', () => {
       /--resource: .*must not have a query string/,
     ],
     ['a resource with a fragment', [...REQUIRED, '--resource', 'http://a/mcp#f'], /--resource: .*fragment/],
+    [
+      'a resource ending in two slashes',
+      [...REQUIRED, '--resource', 'http://a/mcp//'],
+      /--resource: 'http:\/\/a\/mcp\/\/' must not end with more than one '\/'/,
+    ],
+    [
+      'a resource HTTP clients spell otherwise (an abbreviated IPv4 address)',
+      [...REQUIRED, '--resource', 'http://127.1:8081/mcp'],
+      /--resource: 'http:\/\/127\.1:8081\/mcp' is spelled 'http:\/\/127\.0\.0\.1:8081\/mcp' by HTTP clients/,
+    ],
+    [
+      'a resource HTTP clients spell otherwise (a dot segment)',
+      [...REQUIRED, '--resource', 'http://a/x/../mcp'],
+      /--resource: 'http:\/\/a\/x\/\.\.\/mcp' is spelled 'http:\/\/a\/mcp' by HTTP clients/,
+    ],
+    ['an issuer with a query', [...REQUIRED, '--issuer', 'http://a/t?x=1'], /--issuer: .*must not have a query string/],
     ['a malformed issuer', [...REQUIRED, '--issuer', 'not a url'], /--issuer: 'not a url' is not an absolute URL/],
     ['a bad port', [...REQUIRED, '--port', '70000'], /--port: 70000 is out of range \(allowed: 0 to 65535\)/],
     [

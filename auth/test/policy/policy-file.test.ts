@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { UsageError } from '@notegate/kit/cli';
 import { waitFor } from '@notegate/kit/testing';
 import { parsePolicy } from '../../src/policy/policy-file.js';
-import { PolicyFile } from '../../src/policy/policy-source.js';
+import { openPolicyFile } from '../../src/policy/policy-source.js';
 
 const EXAMPLE = `trust_domain: example.org
 grants:
@@ -34,12 +34,25 @@ describe('parsePolicy', () => {
     assert.equal(policy.grantFor('spiffe://example.org/other'), undefined);
   });
 
-  it('compares resources after removing one trailing slash, on either side', () => {
+  it('compares resources in the resource form, on either side (docs/protocol.md#identifiers)', () => {
     const grant = parsePolicy(EXAMPLE, 'policy.yaml').grantFor('spiffe://example.org/agent');
     assert.ok(grant?.scopesFor('http://127.0.0.1:8081/mcp/'));
     assert.ok(grant?.scopesFor('http://127.0.0.1:8082/mcp'));
+    assert.ok(grant?.scopesFor('HTTP://127.0.0.1:8081/mcp'));
     assert.equal(grant?.scopesFor('http://127.0.0.1:8081/mcp//'), undefined);
     assert.equal(grant?.scopesFor('http://127.0.0.1:8081/mcp/x'), undefined);
+    assert.equal(grant?.scopesFor('http://127.0.0.1:8081/MCP'), undefined, 'the path keeps its case');
+    assert.equal(grant?.scopesFor('http://localhost:8081/mcp'), undefined);
+    assert.equal(grant?.scopesFor('http://127.0.0.1:8081/mcp?x=1'), undefined);
+  });
+
+  it('matches a grant written in any equivalent spelling', () => {
+    const written = EXAMPLE.replace('http://127.0.0.1:8081/mcp', 'HTTP://LocalHost:80/Notes/');
+    const grant = parsePolicy(written, 'policy.yaml').grantFor('spiffe://example.org/agent');
+    for (const spelling of ['http://localhost/Notes', 'http://LOCALHOST:80/Notes/', 'http://localhost/Notes/']) {
+      assert.deepEqual([...(grant?.scopesFor(spelling) ?? [])], ['notes:read', 'notes:write'], spelling);
+    }
+    assert.equal(grant?.scopesFor('http://localhost/notes'), undefined);
   });
 
   it('is deep-frozen', () => {
@@ -78,17 +91,37 @@ describe('parsePolicy', () => {
     [
       'a relative resource',
       variant('http://127.0.0.1:8081/mcp', '/mcp'),
-      /grants\[0\]\.resources\[0\]\.resource: '\/mcp' is not an absolute http:\/\/ or https:\/\/ URI/,
+      /grants\[0\]\.resources\[0\]\.resource: '\/mcp' is not an absolute URI with an authority \(expected an http\(s\) URL\)$/,
     ],
     [
       'a resource with another scheme',
       variant('http://127.0.0.1:8081/mcp', 'ftp://127.0.0.1/mcp'),
-      /grants\[0\]\.resources\[0\]\.resource: .*not an absolute http/,
+      /grants\[0\]\.resources\[0\]\.resource: 'ftp:\/\/127\.0\.0\.1\/mcp' must use http or https/,
     ],
     [
       'a resource with a fragment',
       variant('http://127.0.0.1:8082/mcp/', 'http://127.0.0.1:8082/mcp#top'),
-      /grants\[0\]\.resources\[1\]\.resource: .*must not carry a fragment/,
+      /grants\[0\]\.resources\[1\]\.resource: .*must not have a fragment/,
+    ],
+    [
+      'a resource with a query',
+      variant('http://127.0.0.1:8082/mcp/', 'http://127.0.0.1:8082/mcp?tenant=1'),
+      /grants\[0\]\.resources\[1\]\.resource: .*must not have a query string/,
+    ],
+    [
+      'a resource with user information',
+      variant('http://127.0.0.1:8082/mcp/', 'http://me@127.0.0.1:8082/mcp'),
+      /grants\[0\]\.resources\[1\]\.resource: .*must not carry user information/,
+    ],
+    [
+      'a resource ending in two slashes',
+      variant('http://127.0.0.1:8082/mcp/', 'http://127.0.0.1:8082/mcp//'),
+      /grants\[0\]\.resources\[1\]\.resource: .*must not end with more than one '\/'/,
+    ],
+    [
+      'the same resource twice in another spelling',
+      variant('http://127.0.0.1:8082/mcp/', 'HTTP://127.0.0.1:8081/mcp'),
+      /grants\[0\]\.resources\[1\]\.resource: .* duplicates grants\[0\]\.resources\[0\]\.resource/,
     ],
     [
       'the same resource twice once the trailing slash is removed',
@@ -133,11 +166,11 @@ describe('PolicyFile', () => {
     t.after(() => rm(dir, { recursive: true, force: true }));
     const path = join(dir, 'policy.yaml');
     await writeFile(path, EXAMPLE);
-    const policy = await PolicyFile.open({ path, onEvent: () => undefined });
+    const policy = await openPolicyFile({ path, onEvent: () => undefined });
     t.after(() => policy.close());
     assert.equal(policy.current().trustDomain, 'example.org');
     await assert.rejects(
-      PolicyFile.open({ path: join(dir, 'missing.yaml'), onEvent: () => undefined }),
+      openPolicyFile({ path: join(dir, 'missing.yaml'), onEvent: () => undefined }),
       /--policy .*missing\.yaml: cannot read/,
     );
   });
@@ -149,7 +182,7 @@ describe('PolicyFile', () => {
     await writeFile(path, EXAMPLE);
     const events: string[] = [];
     const results: string[] = [];
-    const policy = await PolicyFile.open({
+    const policy = await openPolicyFile({
       path,
       pollIntervalMs: 3_600_000,
       onEvent: (message) => events.push(message),

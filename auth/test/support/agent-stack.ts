@@ -68,6 +68,8 @@ export interface AgentStackOptions {
   readonly accessTokenLifetimeS?: number;
   /** The identity provider's clock: one in the past makes it mint SVIDs that are already expired. */
   readonly providerClock?: () => number;
+  /** How the spare resource is spelled, in the policy and to `startSpare` (default `http://127.0.0.1:<port>/mcp`). */
+  readonly spareSpelling?: (port: number) => string;
 }
 
 export async function startAgentStack(registrar: Registrar, options: AgentStackOptions = {}): Promise<AgentStack> {
@@ -88,7 +90,7 @@ export async function startAgentStack(registrar: Registrar, options: AgentStackO
   ];
   const resourceOf = (port: number) => `http://127.0.0.1:${port}/mcp`;
   const [resourceA, resourceB, resourceC] = [resourceOf(portA), resourceOf(portB), resourceOf(portC)];
-  const spare = { resource: resourceOf(portD), port: portD };
+  const spare = { resource: (options.spareSpelling ?? resourceOf)(portD), port: portD };
   let authzUrl = new URL('http://127.0.0.1:1');
   const issuerProxy = await CountingProxy.start(() => authzUrl);
   registrar.after(() => issuerProxy.close());
@@ -168,7 +170,7 @@ async function startNotes(
   const notesDir = join(dir, name);
   const notes = await createNotesServer({
     name,
-    resource: new URL(resource),
+    resource,
     issuer,
     jwksUri,
     engine: await openFolderEngine(notesDir),

@@ -53,7 +53,7 @@ export async function startNotesServer(t: TestContext, options: FixtureOptions =
   const auditLines: string[] = [];
   const notes = await createNotesServer({
     name: 'test',
-    resource: new URL(endpoint),
+    resource: endpoint,
     issuer: issuer.issuer,
     jwksUri: issuer.jwksUri,
     engine: await openFolderEngine(notesDir),

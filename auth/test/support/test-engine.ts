@@ -1,7 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { notesFolderConfig } from '@notegate/rag';
-import { NotesEngine } from '../../src/mcp-server/engine/notes-engine.js';
+import { NotesEngine, notesFolderConfig } from '@notegate/rag';
 
 /** The engine of `notegate notes-server --notes-dir DIR`: one folder, its own lexical-only index, no model. */
 export function openFolderEngine(dir: string, log: (line: string) => void = () => undefined): Promise<NotesEngine> {

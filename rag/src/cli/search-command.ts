@@ -1,9 +1,16 @@
-import { type Command, type CommandLine, EXIT, parseChoice, parseInteger, UsageError } from '@notegate/kit/cli';
+import { type Command, type CommandLine, EXIT, UsageError } from '@notegate/kit/cli';
 import { hasVectors } from '../config/models.js';
-import { SEARCH_DEFAULTS, TOP_MAX, TOP_MIN } from '../http/search-request.js';
 import { hitJson } from '../http/search-server.js';
-import { SEARCH_MODES, type SearchMode } from '../search/hybrid-search.js';
+import { SEARCH_MODES } from '../search/hybrid-search.js';
 import { openIndex } from '../search/search-index.js';
+import {
+  checkSearchRequest,
+  SEARCH_DEFAULTS,
+  type SearchField,
+  type SearchRequest,
+  TOP_MAX,
+  TOP_MIN,
+} from '../search/search-request.js';
 import { CONFIG_OPTION, configFor, type RagCommandDeps } from './rag-command.js';
 import { formatHits } from './search-output.js';
 
@@ -45,18 +52,24 @@ export function createSearchCommand(deps: RagCommandDeps): Command<typeof OPTION
   };
 }
 
+/** The flag (or operand) that sets each field of the search request. */
+const FLAG_OF: Partial<Readonly<Record<SearchField, string>>> = {
+  query: 'QUERY',
+  top: '--top',
+  mode: '--mode',
+  vaults: '--vault',
+};
+
 async function runSearch(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps): Promise<number> {
   const { options } = line;
-  const query = line.operands.join(' ');
-  if (query.trim() === '') throw new UsageError('QUERY: give the search text (quote it when it has several words)');
+  if (line.operands.length === 0)
+    throw new UsageError('QUERY: give the search text (quote it when it has several words)');
   const environment = deps.environment();
   const config = configFor(options.config, deps, environment);
-  const mode = modeOf(options.mode, hasVectors(config.model));
-  const top = parseInteger('--top', options.top, TOP_MIN, TOP_MAX);
-  const known = config.vaults.map((vault) => vault.id);
-  const unknown = options.vault.find((id) => !known.includes(id));
-  if (unknown !== undefined)
-    throw new UsageError(`--vault: '${unknown}' is not in the config (allowed: ${known.join(', ')})`);
+  const request = searchRequestOf(line, {
+    vaults: config.vaults.map((vault) => vault.id),
+    vectors: hasVectors(config.model),
+  });
   const index = await openIndex({
     indexPath: config.indexPath,
     model: config.model,
@@ -66,20 +79,12 @@ async function runSearch(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps
     memoryWords: false,
   });
   try {
-    const result = await index.search({
-      query,
-      top,
-      vaults: options.vault.length > 0 ? options.vault : undefined,
-      namespaces: undefined,
-      mode,
-      mmr: false,
-      mmrLambda: SEARCH_DEFAULTS.mmrLambda,
-    });
+    const result = await index.search(request);
     const color = process.stdout.isTTY === true && process.env.NO_COLOR === undefined;
     process.stdout.write(
       options.json
         ? `${JSON.stringify({ hits: result.hits.map(hitJson) }, null, 2)}\n`
-        : formatHits(result.hits, query, { color }),
+        : formatHits(result.hits, request.query, { color }),
     );
     return EXIT.ok;
   } finally {
@@ -87,13 +92,29 @@ async function runSearch(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps
   }
 }
 
-function modeOf(flag: string | undefined, vectors: boolean): SearchMode {
-  if (flag === undefined) return vectors ? SEARCH_DEFAULTS.mode : 'lexical';
-  const mode = parseChoice('--mode', flag, SEARCH_MODES);
-  if (mode !== 'lexical' && !vectors) {
-    throw new UsageError(
-      `--mode ${mode}: needs vectors, and this index has none (embed_model none); use --mode lexical`,
-    );
+/**
+ * The operands and flags as a search request, checked as POST /search checks a body
+ * (docs/retrieval.md#post-search); a problem names the flag that set the field.
+ */
+function searchRequestOf(
+  line: CommandLine<typeof OPTIONS>,
+  context: { readonly vaults: readonly string[]; readonly vectors: boolean },
+): SearchRequest {
+  const { options } = line;
+  const top = options.top.trim();
+  const checked = checkSearchRequest(
+    {
+      query: line.operands.join(' '),
+      // Digits are a number; anything else is passed on as given, for the check to refuse.
+      top: /^\d+$/.test(top) ? Number(top) : options.top,
+      ...(options.mode !== undefined && { mode: options.mode }),
+      ...(options.vault.length > 0 && { vaults: options.vault }),
+    },
+    context,
+  );
+  if (!checked.ok) {
+    const flag = (checked.field && FLAG_OF[checked.field]) ?? checked.field ?? 'QUERY';
+    throw new UsageError(`${flag}: ${checked.problem}`);
   }
-  return mode;
+  return checked.request;
 }

@@ -2,16 +2,11 @@ import { errorMessage } from '@notegate/kit';
 import { type Command, type CommandLine, EXIT, packageVersion, UsageError, untilShutdown } from '@notegate/kit/cli';
 import { closeServer, listen } from '@notegate/kit/http';
 import { parseServerLimits, serverLimitOptions } from '@notegate/kit/server-options';
-import type { RagEnvironment } from '../config/environment.js';
-import type { RagConfig } from '../config/load-config.js';
 import { hasVectors } from '../config/models.js';
-import { SharedEmbedder } from '../embed/shared-embedder.js';
 import { reportedIndexPath } from '../http/health.js';
 import { createSearchServer } from '../http/search-server.js';
-import { IndexFollower } from '../indexer/index-follower.js';
-import { loadFromCache, SearchIndex } from '../search/search-index.js';
-import { describeWordIndex } from '../snapshot/word-index.js';
-import { watchVaults } from '../walk/vault-watcher.js';
+import { LiveIndex } from '../live-index/live-index.js';
+import { describeWordIndex } from '../words/word-index.js';
 import { CONFIG_OPTION, configFor, type RagCommandDeps } from './rag-command.js';
 import { DEFAULT_HOST, DEFAULT_PORT, serverAddress } from './server-address.js';
 
@@ -61,17 +56,14 @@ async function runServe(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps)
   const limits = parseServerLimits(options);
   const config = configFor(options.config, deps, environment);
   const log = (text: string) => process.stderr.write(`notegate-rag serve: ${text}\n`);
-  // With --watch, the index runs embed with the model the searches use: one copy per process.
-  const shared =
-    options.watch && hasVectors(config.model)
-      ? new SharedEmbedder(() => loadFromCache(config.model, environment))
-      : undefined;
-  const index = new SearchIndex({
-    indexPath: config.indexPath,
-    model: config.model,
+  // --watch: a watcher on the vault folders drives incremental index runs (docs/retrieval.md#following-the-vaults).
+  const live = new LiveIndex({
+    config,
     modelCacheDir: environment.modelCacheDir,
     modelHubUrl: environment.modelHubUrl,
-    ...(shared && { loadEmbedder: () => shared.acquire() }),
+    follow: options.watch,
+    createIndex: true,
+    log,
     onReload: (event) =>
       log(
         'error' in event
@@ -80,6 +72,7 @@ async function runServe(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps)
       ),
     onWordIndex: (state) => log(describeWordIndex(state)),
   });
+  const { index } = live;
   const version = packageVersion(import.meta.url);
   const server = createSearchServer({
     index,
@@ -104,46 +97,12 @@ async function runServe(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps)
   } else {
     log('embed_model is none: a lexical-only index, no model loaded');
   }
-  const follow = options.watch ? followVaults(config, environment, index, shared, log) : undefined;
+  void live.follow();
   await untilShutdown(async () => {
-    await follow?.close();
     await closeServer(server);
-    await index.close();
-    await shared?.dispose();
+    await live.close();
   });
   return EXIT.ok;
-}
-
-/** --watch: a watcher on the vault folders drives incremental index runs (docs/retrieval.md#following-the-vaults). */
-function followVaults(
-  config: RagConfig,
-  environment: RagEnvironment,
-  index: SearchIndex,
-  shared: SharedEmbedder | undefined,
-  log: (text: string) => void,
-): { close(): Promise<void> } {
-  const follower = new IndexFollower({
-    config,
-    modelCacheDir: environment.modelCacheDir,
-    modelHubUrl: environment.modelHubUrl,
-    ...(shared && { loadEmbedder: () => shared.acquire() }),
-    onIndexed: () => index.snapshots.refresh(),
-    log,
-    createIndex: true,
-  });
-  const watcher = watchVaults(
-    config.vaults,
-    () => follower.changed(),
-    (vault, err) => log(`watching vault ${vault} failed: ${err.message}`),
-  );
-  log(`following ${config.vaults.length} vault folder${config.vaults.length === 1 ? '' : 's'}`);
-  follower.changed();
-  return {
-    close: async () => {
-      watcher.close();
-      await follower.close();
-    },
-  };
 }
 
 function listenError(err: unknown): string {

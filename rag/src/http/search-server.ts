@@ -3,10 +3,10 @@ import {
   BodyTooLargeError,
   createBoundedServer,
   type Handler,
-  matchRoute,
   pathOf,
   type RouteTable,
   readBody,
+  routeRequests,
   type ServerLimits,
   sendJson,
   sendJsonAndClose,
@@ -15,13 +15,22 @@ import { hasVectors } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
 import type { SearchHit, SearchResult } from '../search/hybrid-search.js';
 import type { SearchIndex } from '../search/search-index.js';
-import { ApiError } from './api-errors.js';
+import { checkSearchRequest, describeSearchProblem, type SearchRequestProblem } from '../search/search-request.js';
+import { ApiError, type ApiErrorCode } from './api-errors.js';
 import { healthBody } from './health.js';
 import { allowedHostnames, screenRequest } from './request-screen.js';
-import { parseSearchRequest } from './search-request.js';
 
 /** docs/retrieval.md#post-search: request bodies over 64 KiB get 413. */
 const BODY_LIMIT_BYTES = 64 * 1024;
+
+/** docs/retrieval.md#post-search: the error code of each problem of a search request. */
+const REQUEST_ERRORS: Readonly<Record<SearchRequestProblem, ApiErrorCode>> = {
+  not_an_object: 'invalid_json',
+  unknown_field: 'unknown_field',
+  unknown_vault: 'unknown_vault',
+  invalid_value: 'invalid_field',
+  needs_vectors: 'invalid_field',
+};
 
 export interface SearchServerDeps {
   /** The index and its query model, opened by the caller (started after the server binds). */
@@ -47,29 +56,24 @@ export function createSearchServer(deps: SearchServerDeps): Server {
     ['/health', { GET: (_req, res) => health(res, deps) }],
     ['/search', { POST: (req, res) => search(req, res, deps) }],
   ]);
-  const handler: Handler = (req, res) => {
-    void handle(req, res).catch((err: unknown) => {
+  const route = routeRequests(routes, {
+    notFound: (_req, res) => sendJson(res, 404, new ApiError('not_found').body),
+    methodNotAllowed: (_req, res, allow) =>
+      sendJsonAndClose(res, 405, new ApiError('method_not_allowed', `allowed: ${allow}`).body),
+    failed: (req, res, err) => {
       if (err instanceof BodyTooLargeError) return sendJsonAndClose(res, 413, new ApiError('body_too_large').body);
       const failure = err instanceof ApiError ? err : new ApiError('search_failed');
       // The path, not the URL: the query string is the client's and is never logged.
       if (failure.status >= 500) deps.log(`${req.method} ${pathOf(req.url)}: ${describe(err)}`);
-      if (!res.headersSent) sendJson(res, failure.status, failure.body);
-    });
-  };
-  return createBoundedServer(handler, { limits: deps.limits, busyBody: new ApiError('server_busy').body });
-
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+      sendJson(res, failure.status, failure.body);
+    },
+  });
+  const handler: Handler = (req, res) => {
     const refused = screenRequest({ host: req.headers.host, origin: req.headers.origin }, hostnames);
     if (refused) return sendJsonAndClose(res, 403, new ApiError(refused).body);
-    const route = matchRoute(routes, req.method, req.url);
-    if (route.kind === 'not_found') throw new ApiError('not_found');
-    if (route.kind === 'method_not_allowed') {
-      return sendJsonAndClose(res, 405, new ApiError('method_not_allowed', `allowed: ${route.allow}`).body, {
-        Allow: route.allow,
-      });
-    }
-    await route.handler(req, res);
-  }
+    route(req, res);
+  };
+  return createBoundedServer(handler, { limits: deps.limits, busyBody: new ApiError('server_busy').body });
 }
 
 function health(res: ServerResponse, deps: SearchServerDeps): void {
@@ -89,7 +93,9 @@ function health(res: ServerResponse, deps: SearchServerDeps): void {
 
 async function search(req: IncomingMessage, res: ServerResponse, deps: SearchServerDeps): Promise<void> {
   const raw = await readBody(req, BODY_LIMIT_BYTES);
-  const request = parseSearchRequest(parseJson(raw), deps.vaults, { vectors: hasVectors(deps.index.model) });
+  const checked = checkSearchRequest(parseJson(raw), { vaults: deps.vaults, vectors: hasVectors(deps.index.model) });
+  if (!checked.ok) throw new ApiError(REQUEST_ERRORS[checked.kind], describeSearchProblem(checked));
+  const { request } = checked;
   let result: SearchResult;
   try {
     result = await deps.index.search({ ...request, vaults: request.vaults ?? deps.vaults });

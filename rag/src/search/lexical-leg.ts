@@ -1,7 +1,7 @@
 import { anyOf, phraseExpression, quote } from '../lexical/fts-query.js';
 import { MAX_QUERY_TERMS, type QueryTerm, queryTerms } from '../lexical/query-terms.js';
 import type { LexicalTables } from '../snapshot/lexical-tables.js';
-import type { ChunkScope, RankedChunk, WordRanking } from '../snapshot/word-ranking.js';
+import type { ChunkScope, RankedChunk, WordRanking } from '../words/word-ranking.js';
 
 /** The tiers of the lexical ranking, in rank order (docs/retrieval.md#lexical-leg). */
 export type LexicalTier = 'phrase' | 'words' | 'substrings';

@@ -8,10 +8,10 @@ import { openDatabase } from '../store/open-database.js';
 import { asRow, num, text } from '../store/rows.js';
 import { Int8VectorSearch } from '../vectors/int8-scan.js';
 import { exactScan, noVectors, type RowRange, rangesFor, type VectorSearch } from '../vectors/vector-scan.js';
+import { WordIndex, type WordIndexState } from '../words/word-index.js';
+import type { ChunkScope } from '../words/word-ranking.js';
 import { HIT_ROWS_SQL, type HitRow, readHitRows } from './hit-rows.js';
 import { LexicalTables } from './lexical-tables.js';
-import { WordIndex, type WordIndexState } from './word-index.js';
-import type { ChunkScope } from './word-ranking.js';
 
 /** Memory-mapped reads: the full-text tables of 100k chunks are hundreds of MB, read through the page cache. */
 const MMAP_BYTES = 4 * 1024 ** 3;

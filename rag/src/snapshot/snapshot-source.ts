@@ -3,8 +3,8 @@ import type Database from 'better-sqlite3';
 import type { ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
 import { openDatabase } from '../store/open-database.js';
+import type { WordIndexState } from '../words/word-index.js';
 import { IndexSnapshot } from './index-snapshot.js';
-import type { WordIndexState } from './word-index.js';
 
 /** How often the index is checked for changes without requests (each request checks too). */
 const POLL_INTERVAL_MS = 1_000;

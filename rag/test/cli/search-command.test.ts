@@ -59,11 +59,14 @@ describe('notegate-rag search', () => {
     const refused: [string[], RegExp][] = [
       [
         ['search', 'keys', '--mode', 'dense'],
-        /--mode dense: needs vectors, and this index has none \(embed_model none\); use --mode lexical/,
+        /--mode: "dense" needs vectors, and this index has no vectors \(embed_model: none\); use mode "lexical"/,
       ],
-      [['search', 'keys', '--mode', 'fuzzy'], /--mode: 'fuzzy' is not one of hybrid, dense, lexical|--mode/],
-      [['search', 'keys', '--vault', 'nope'], /--vault: 'nope' is not in the config \(allowed: notes, other\)/],
-      [['search', 'keys', '--top', '0'], /--top/],
+      [['search', 'keys', '--mode', 'fuzzy'], /--mode: must be one of hybrid, dense, lexical/],
+      [['search', 'keys', '--vault', 'nope'], /--vault: unknown vault "nope" \(known: notes, other\)/],
+      [['search', 'keys', '--top', '0'], /--top: must be an integer from 1 to 50/],
+      [['search', 'keys', '--top', 'ten'], /--top: must be an integer from 1 to 50/],
+      [['search', 'x'.repeat(1001)], /QUERY: must be at most 1000 characters/],
+      [['search', ' '], /QUERY: must be a non-empty string/],
       [['search'], /QUERY: give the search text/],
     ];
     for (const [args, message] of refused) {

@@ -1,13 +1,19 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ApiError } from '../../src/http/api-errors.js';
-import { parseSearchRequest, QUERY_MAX_CHARACTERS, QUERY_MAX_TERMS } from '../../src/http/search-request.js';
+import {
+  checkSearchRequest,
+  describeSearchProblem,
+  QUERY_MAX_CHARACTERS,
+  QUERY_MAX_TERMS,
+} from '../../src/search/search-request.js';
 import { workspace } from '../../test-support/fixtures.js';
 import { hitsOf, startSearchServer } from '../../test-support/serve.js';
 
 const words = (count: number, word = 'key') => Array.from({ length: count }, () => word).join(' ');
 
-describe('query limits (parse)', () => {
+const CONTEXT = { vaults: ['v'], vectors: true };
+
+describe('query limits (the search request check)', () => {
   const accepted: [string, string][] = [
     ['1,000 characters', 'q'.repeat(QUERY_MAX_CHARACTERS)],
     ['64 terms', words(QUERY_MAX_TERMS)],
@@ -15,7 +21,10 @@ describe('query limits (parse)', () => {
     ['64 terms with runs of spaces and a trailing newline', `  ${words(QUERY_MAX_TERMS).replaceAll(' ', ' \t ')}\n`],
   ];
   for (const [what, query] of accepted) {
-    it(`accepts ${what}`, () => assert.equal(parseSearchRequest({ query }, ['v'], { vectors: true }).query, query));
+    it(`accepts ${what}`, () => {
+      const checked = checkSearchRequest({ query }, CONTEXT);
+      assert.equal(checked.ok && checked.request.query, query);
+    });
   }
 
   const refused: [string, string, RegExp][] = [
@@ -24,11 +33,13 @@ describe('query limits (parse)', () => {
     ['a 60 KiB paste', 'x'.repeat(60 * 1024), /at most 1000 characters/],
   ];
   for (const [what, query, message] of refused) {
-    it(`refuses ${what} as invalid_field naming the limit`, () => {
-      assert.throws(
-        () => parseSearchRequest({ query }, ['v'], { vectors: true }),
-        (err: unknown) => err instanceof ApiError && err.code === 'invalid_field' && message.test(err.message),
-      );
+    it(`refuses ${what} as an invalid query naming the limit`, () => {
+      const checked = checkSearchRequest({ query }, CONTEXT);
+      assert.equal(checked.ok, false);
+      if (checked.ok) return;
+      assert.equal(checked.kind, 'invalid_value');
+      assert.equal(checked.field, 'query');
+      assert.match(describeSearchProblem(checked), message);
     });
   }
 });

@@ -4,8 +4,8 @@ import { describe, it, type TestContext } from 'node:test';
 import { NO_MODEL } from '../../src/config/models.js';
 import { lexicalLeg } from '../../src/search/lexical-leg.js';
 import { IndexSnapshot } from '../../src/snapshot/index-snapshot.js';
-import type { ChunkScope } from '../../src/snapshot/word-ranking.js';
 import { IndexStore } from '../../src/store/index-store.js';
+import type { ChunkScope } from '../../src/words/word-ranking.js';
 import { fileRecord, tempDir } from '../../test-support/fixtures.js';
 
 const EVERYWHERE: ChunkScope = { vaults: undefined, namespaces: undefined };

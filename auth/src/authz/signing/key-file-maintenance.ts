@@ -1,8 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { errorMessage } from '@notegate/kit';
-import { writeFileAtomic } from '../../shared/atomic-write.js';
+import { errorMessage, writeFileAtomic } from '@notegate/kit';
 import type { PrivateKeyEntry } from './key-file.js';
 import { parseKeyFileEntries, parseSigningKeyFile, privateKeyEntry } from './key-file.js';
 import { thumbprintKid } from './signing-key.js';

@@ -2,7 +2,7 @@ import type { JsonWebKey, KeyObject } from 'node:crypto';
 import { createECDH, createPrivateKey } from 'node:crypto';
 import { errorMessage } from '@notegate/kit';
 import { z } from 'zod';
-import { rejectDuplicates } from '../../spiffe/trust-domain-file.js';
+import { rejectDuplicates } from '../../shared/config-file.js';
 import type { AccessTokenSigningKey, SigningKeySet } from './signing-key.js';
 import { accessTokenSigningKey, signingKeySet } from './signing-key.js';
 

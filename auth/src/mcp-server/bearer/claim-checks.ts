@@ -1,19 +1,7 @@
 import { bearerError } from '../../errors/bearer-errors.js';
+import type { AccessTokenClaims } from '../../oauth/access-token.js';
 import { parseScopeParameter } from '../../oauth/scope.js';
 import { clip } from '../../shared/clip.js';
-
-/** The claims of a verified access token (docs/protocol.md#access-token), typed. */
-export interface AccessTokenClaims {
-  readonly iss: string;
-  readonly sub: string;
-  readonly aud: string;
-  readonly exp: number;
-  readonly iat: number;
-  readonly scopes: ReadonlySet<string>;
-  readonly clientId: string | undefined;
-  readonly jti: string | undefined;
-  readonly nbf: number | undefined;
-}
 
 type Payload = Readonly<Record<string, unknown>>;
 

@@ -1,15 +1,13 @@
 import { bearerError } from '../../errors/bearer-errors.js';
+import { ACCESS_TOKEN_ALG, ACCESS_TOKEN_TYP } from '../../oauth/access-token.js';
 import { clip } from '../../shared/clip.js';
 import type { PublicJwk } from '../keys/key-set-document.js';
 import type { TokenHeader } from './token-header.js';
 
-/** The only signature algorithm the access tokens use (docs/protocol.md#access-token). */
-export const ACCESS_TOKEN_ALG = 'ES256';
-
 /** RFC 9068 §4: typ must be at+jwt (media type names compare case-insensitively, RFC 7515 §4.1.9). */
 export function checkTokenType(header: TokenHeader): void {
   const typ = header.typ?.toLowerCase();
-  if (typ === 'at+jwt' || typ === 'application/at+jwt') return;
+  if (typ === ACCESS_TOKEN_TYP || typ === `application/${ACCESS_TOKEN_TYP}`) return;
   throw bearerError('ERR_TOKEN_TYPE', header.typ === undefined ? 'typ is absent' : `typ is ${clip(header.typ)}`);
 }
 

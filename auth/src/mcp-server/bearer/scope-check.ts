@@ -1,5 +1,5 @@
 import { bearerError } from '../../errors/bearer-errors.js';
-import type { AccessTokenClaims } from './claim-checks.js';
+import type { AccessTokenClaims } from '../../oauth/access-token.js';
 
 /** Per-tool least privilege: the granted scopes must include the tool's scope (403 insufficient_scope). */
 export function checkToolScope(claims: AccessTokenClaims, requiredScope: string): void {

@@ -1,4 +1,4 @@
-import type { AccessTokenClaims } from './claim-checks.js';
+import type { AccessTokenClaims } from '../../oauth/access-token.js';
 
 const VERIFIED_TOKEN_CACHE_ENTRIES = 10_000;
 

@@ -1,15 +1,9 @@
+import { describeThrown } from '@notegate/kit';
 import { bearerError } from '../../errors/bearer-errors.js';
-import { describeThrown } from '../../errors/protocol-error.js';
+import type { AccessTokenClaims } from '../../oauth/access-token.js';
 import { type Clock, epochSeconds } from '../../shared/clock.js';
 import type { KeySetCache } from '../keys/key-set-cache.js';
-import {
-  type AccessTokenClaims,
-  checkAudience,
-  checkExpiry,
-  checkIssuedAt,
-  checkIssuer,
-  checkRequiredClaims,
-} from './claim-checks.js';
+import { checkAudience, checkExpiry, checkIssuedAt, checkIssuer, checkRequiredClaims } from './claim-checks.js';
 import { checkAlgorithm, checkTokenType, requireKeyId } from './header-checks.js';
 import { decodeTokenHeader } from './token-header.js';
 import type { VerifiedTokenCache } from './verified-token-cache.js';

@@ -1,7 +1,7 @@
 import { errorMessage, isRecord } from '@notegate/kit';
 import { type CryptoKey, compactVerify, errors } from 'jose';
 import { bearerError } from '../../errors/bearer-errors.js';
-import { ACCESS_TOKEN_ALG } from './header-checks.js';
+import { ACCESS_TOKEN_ALG } from '../../oauth/access-token.js';
 
 const decoder = new TextDecoder();
 

@@ -1,7 +1,7 @@
 import { type AuditLog, unverifiedSpiffeId } from '../../audit/audit-log.js';
 import type { ProtocolError } from '../../errors/protocol-error.js';
 import type { ServiceMetrics } from '../../metrics/service-metrics.js';
-import type { AccessTokenClaims } from '../bearer/claim-checks.js';
+import type { AccessTokenClaims } from '../../oauth/access-token.js';
 import { extractBearerToken } from '../bearer/extract-bearer-token.js';
 import { unverifiedSubject } from '../bearer/token-header.js';
 import type { VerificationWitness } from '../bearer/verify-access-token.js';

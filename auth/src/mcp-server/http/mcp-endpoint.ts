@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { describeThrown } from '@notegate/kit';
 import { sendJson, sendJsonAndClose } from '@notegate/kit/http';
 import { requestError } from '../../errors/mcp-request-errors.js';
-import { describeThrown, ProtocolError } from '../../errors/protocol-error.js';
+import { ProtocolError } from '../../errors/protocol-error.js';
 import { clip } from '../../shared/clip.js';
 import { extractBearerToken } from '../bearer/extract-bearer-token.js';
 import type { AccessTokenVerifier } from '../bearer/verify-access-token.js';
@@ -31,7 +32,7 @@ export interface McpEndpointOptions {
  *   2. bearer token (docs/protocol.md#bearer-checks, in order), from the headers alone;
  *   3. body, only now: at most 1 MiB, at most 64 levels deep, JSON, one JSON-RPC message, a
  *      tools/call names a tool;
- *   4. tools/call: known tool, its scope granted, arguments valid;
+ *   4. tools/call: known tool, its scope granted, arguments valid and prepared once (handed to the SDK's run);
  *   5. the SDK serves it with only the granted tools registered.
  * An unauthenticated request costs no body read or parse (docs/security.md#security-properties): its
  * 401 is answered from the headers and the connection closed, so its refusal cannot echo a JSON-RPC id
@@ -61,8 +62,9 @@ export function createMcpEndpoint(options: McpEndpointOptions) {
       const call = toolCallOf(message);
       trail.tool = call ? clip(call.name) : null;
       trail.scope = call ? catalog.get(call.name)?.scope : undefined;
-      if (call) authorizeToolCall(knownTool(catalog, call), claims, call);
+      const accepted = call && authorizeToolCall(knownTool(catalog, call), claims, call);
       const sdkRequest = toSdkRequest(identity.resource, req.headers, abortOnDisconnect(res));
+      accepted?.(sdkRequest);
       const response = await dispatcher.dispatch(catalog.toolsGrantedBy(claims.scopes), sdkRequest, body);
       audit.allow(trail, claims, response.status);
       await writeWebResponse(res, response).catch(() => res.destroy());

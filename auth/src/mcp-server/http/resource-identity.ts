@@ -1,10 +1,10 @@
 import { UsageError } from '@notegate/kit/cli';
-import { normalizeResource } from '../../oauth/resource.js';
+import { requireResourceForm, sameResource } from '../../oauth/identifier.js';
 import { protectedResourceMetadataUrl } from '../../oauth/well-known.js';
 
 /** The server's names for itself, all derived once from --resource. */
 export interface ResourceIdentity {
-  /** Canonical resource URI: origin plus path without trailing slash (token aud, PRM resource). */
+  /** Its own name: --resource in the resource form (docs/protocol.md#identifiers), the token aud and PRM resource. */
   readonly resource: string;
   /** Where the MCP endpoint listens. */
   readonly endpointPath: string;
@@ -15,14 +15,24 @@ export interface ResourceIdentity {
   readonly metadataUrl: string;
 }
 
-/** Derives the identity; a query string is refused (RFC 8707 §2: a resource SHOULD NOT have one). */
-export function resourceIdentity(url: URL): ResourceIdentity {
-  if (url.search !== '') throw new UsageError(`--resource: '${url.href}' must not have a query string`);
-  const path = normalizeResource(url.pathname);
+/**
+ * Derives the identity from --resource: its resource form is the server's name. A query string is
+ * refused (RFC 8707 §2: a resource SHOULD NOT have one), and so is a name HTTP clients would spell
+ * otherwise (dot segments, an abbreviated IPv4 address): clients reach the endpoint by the WHATWG
+ * spelling of the name, which must be the name itself.
+ */
+export function resourceIdentity(resourceFlag: string): ResourceIdentity {
+  const resource = requireResourceForm(resourceFlag, '--resource');
+  const url = new URL(resource);
+  if (!sameResource(url.href, resource)) {
+    throw new UsageError(
+      `--resource: '${resourceFlag}' is spelled '${url.href}' by HTTP clients; give the resource in that spelling`,
+    );
+  }
   const metadata = protectedResourceMetadataUrl(url);
   return {
-    resource: `${url.origin}${path}`,
-    endpointPath: path === '' ? '/' : path,
+    resource,
+    endpointPath: url.pathname,
     origin: url.origin,
     metadataPath: metadata.pathname,
     metadataUrl: metadata.href,

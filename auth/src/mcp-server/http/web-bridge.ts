@@ -1,16 +1,22 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 
 /**
+ * What a screened request accepts, as the SDK is told: the screening matched the client's Accept by
+ * media type (RFC 9110 §12.5.1), and the SDK's own check looks for these substrings.
+ */
+const SCREENED_ACCEPT = 'application/json, text/event-stream';
+
+/**
  * The web-standard Request the SDK reads. Only the headers the MCP transport
- * uses are copied (content negotiation and the Mcp-* request metadata);
- * Authorization and Cookie never reach the SDK or the tools, so the incoming
- * token is not forwarded anywhere.
+ * uses are copied (the Content-Type and the Mcp-* request metadata), and Accept
+ * is the one the screening let through; Authorization and Cookie never reach
+ * the SDK or the tools, so the incoming token is not forwarded anywhere.
  */
 export function toSdkRequest(url: string, headers: IncomingHttpHeaders, signal: AbortSignal): Request {
-  const forwarded = new Headers();
+  const forwarded = new Headers({ accept: SCREENED_ACCEPT });
   for (const [name, value] of Object.entries(headers)) {
     if (typeof value !== 'string') continue;
-    if (name === 'content-type' || name === 'accept' || name.startsWith('mcp-')) forwarded.set(name, value);
+    if (name === 'content-type' || name.startsWith('mcp-')) forwarded.set(name, value);
   }
   return new Request(url, { method: 'POST', headers: forwarded, signal });
 }

@@ -1,5 +1,5 @@
+import { describeThrown } from '@notegate/kit';
 import { readResponseText } from '@notegate/kit/http';
-import { describeThrown } from '../../errors/protocol-error.js';
 import { type KeySet, parseKeySet } from './key-set-document.js';
 
 /** The fetch the key set source needs; injected so tests reach outages and count requests. */

@@ -1,6 +1,6 @@
+import { describeThrown } from '@notegate/kit';
 import { type CryptoKey, importJWK } from 'jose';
 import { bearerError } from '../../errors/bearer-errors.js';
-import { describeThrown } from '../../errors/protocol-error.js';
 import { clip } from '../../shared/clip.js';
 import type { Clock } from '../../shared/clock.js';
 import type { KeySet, PublicJwk } from './key-set-document.js';

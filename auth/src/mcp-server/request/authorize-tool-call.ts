@@ -1,6 +1,6 @@
 import { requestError } from '../../errors/mcp-request-errors.js';
+import type { AccessTokenClaims } from '../../oauth/access-token.js';
 import { clip } from '../../shared/clip.js';
-import type { AccessTokenClaims } from '../bearer/claim-checks.js';
 import { checkToolScope } from '../bearer/scope-check.js';
 import type { ScopedTool, ToolCatalog } from '../tools/tool-catalog.js';
 import type { ToolCall } from './rpc-message.js';
@@ -17,10 +17,16 @@ export function knownTool(catalog: ToolCatalog, call: ToolCall): ScopedTool {
  * 403, which clients act on, rather than an in-band tool error) and the
  * arguments must match the tool's input schema (a JSON-RPC invalid-params error),
  * and the tool must not refuse them (docs/protocol.md#tools: a fixed message, the detail audited).
+ * Returns the hand-over of the screened call to the request the SDK will serve.
  */
-export function authorizeToolCall(tool: ScopedTool, claims: AccessTokenClaims, call: ToolCall): void {
+export function authorizeToolCall(
+  tool: ScopedTool,
+  claims: AccessTokenClaims,
+  call: ToolCall,
+): (request: Request) => void {
   checkToolScope(claims, tool.scope);
   const screened = tool.screen(call.arguments);
-  if (screened && 'invalid' in screened) throw requestError('ERR_INVALID_ARGUMENTS', clip(screened.invalid));
-  if (screened) throw screened.refused;
+  if ('invalid' in screened) throw requestError('ERR_INVALID_ARGUMENTS', clip(screened.invalid));
+  if ('refused' in screened) throw screened.refused;
+  return screened.accepted;
 }

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { isJsonContentType } from '@modelcontextprotocol/server';
+import { acceptListsMediaType } from '@notegate/kit/http';
 import { requestError } from '../../errors/mcp-request-errors.js';
 import { clip } from '../../shared/clip.js';
 
@@ -21,9 +22,9 @@ export function screenHeaders(headers: IncomingHttpHeaders, ownOrigin: string): 
   if (!isJsonContentType(headers['content-type'] ?? null)) {
     throw requestError('ERR_CONTENT_TYPE', `Content-Type is ${clip(headers['content-type'] ?? 'absent')}`);
   }
-  // MCP Streamable HTTP: the client MUST list both media types in Accept.
-  const accept = headers.accept ?? '';
-  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+  // MCP Streamable HTTP: the client MUST list both media types in Accept (compared as media types).
+  const { accept } = headers;
+  if (!acceptListsMediaType(accept, 'application/json') || !acceptListsMediaType(accept, 'text/event-stream')) {
     throw requestError('ERR_ACCEPT', `Accept is ${clip(headers.accept ?? 'absent')}`);
   }
 }

@@ -1,7 +1,7 @@
 import type { McpServer, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import type { ProtocolError } from '../../errors/protocol-error.js';
-import type { ToolRegistration } from './tool-catalog.js';
+import type { ArgumentScreening, ToolRegistration } from './tool-catalog.js';
 
 /** A failure the client may see word for word (fixed texts only, never exception details). */
 export class ToolFailure extends Error {
@@ -11,16 +11,19 @@ export class ToolFailure extends Error {
   }
 }
 
-export interface ToolDefinition<In extends z.ZodType, Out extends z.ZodType<Record<string, unknown>>> {
+/** What screening makes of a call's parsed arguments: a refusal, or what the run needs. */
+export type Preparation<Ready> = { readonly refused: ProtocolError } | { readonly ready: Ready };
+
+export interface ToolDefinition<In extends z.ZodType, Out extends z.ZodType<Record<string, unknown>>, Ready> {
   readonly name: string;
   readonly scope?: string;
   readonly title: string;
   readonly description: string;
   readonly input: In;
   readonly output: Out;
-  readonly run: (args: z.output<In>) => Promise<z.output<Out>>;
-  /** A refusal decided before dispatch (see ToolRegistration.screen), given the parsed arguments. */
-  readonly refusal?: (args: z.output<In>) => ProtocolError | undefined;
+  /** Decided before dispatch, once per call (see ToolRegistration.screen), from the parsed arguments. */
+  readonly prepare: (args: z.output<In>) => Preparation<Ready>;
+  readonly run: (ready: Ready) => Promise<z.output<Out>>;
   /** The result as text for the client's reader; default the JSON of the structured content. */
   readonly text?: (result: z.output<Out>) => string;
   /** Told about unexpected exceptions; the client only gets a fixed text. */
@@ -28,41 +31,54 @@ export interface ToolDefinition<In extends z.ZodType, Out extends z.ZodType<Reco
 }
 
 /**
- * Turns a typed tool definition into a registration: the same zod schemas
- * are advertised by the SDK, checked before dispatch, and checked again by
- * the SDK. Results carry structured content and a text block (the same JSON unless the tool says otherwise).
+ * Turns a typed tool definition into a registration: the same zod schemas are advertised by the SDK,
+ * checked before dispatch, and checked again by the SDK. What screening prepared for a call is handed
+ * to the handler the SDK runs for it, keyed by the web `Request` the SDK is given and passes on to
+ * handlers (`ctx.http.req`), so a call is prepared once. Results carry structured content and a text
+ * block (the same JSON unless the tool says otherwise).
  */
-export function defineTool<In extends z.ZodType, Out extends z.ZodType<Record<string, unknown>>>(
-  definition: ToolDefinition<In, Out>,
+export function defineTool<In extends z.ZodType, Out extends z.ZodType<Record<string, unknown>>, Ready>(
+  definition: ToolDefinition<In, Out, Ready>,
 ): ToolRegistration {
-  const { name, scope, title, description, input, output, run, onFault, refusal } = definition;
+  const { name, scope, title, description, input, output, prepare, run, onFault } = definition;
   const text = definition.text ?? ((result: z.output<Out>) => JSON.stringify(result));
+  const prepared = new WeakMap<Request, { readonly ready: Ready }>();
   return {
     name,
     ...(scope !== undefined && { scope }),
-    screen: (args) => {
+    screen: (args): ArgumentScreening => {
       const parsed = input.safeParse(args ?? {});
       if (!parsed.success) return { invalid: parsed.error.issues.map(describeIssue).join('; ') };
-      const refused = refusal?.(parsed.data);
-      return refused && { refused };
+      const preparation = prepare(parsed.data);
+      if ('refused' in preparation) return preparation;
+      return { accepted: (request) => void prepared.set(request, preparation) };
     },
     register: (server: McpServer) => {
       // Widened to the SDK's schema type so the callback receives the validated value as unknown;
       // parsing it again with the same schema gives it back its static type.
       const inputSchema: StandardSchemaWithJSON = input;
       const outputSchema: StandardSchemaWithJSON = output;
-      server.registerTool(name, { title, description, inputSchema, outputSchema }, async (args) => {
+      server.registerTool(name, { title, description, inputSchema, outputSchema }, async (args, ctx) => {
+        const request = ctx.http?.req;
+        // A server that dispatches calls it did not screen (the SDK's plain stateless pattern) prepares here.
+        const preparation = (request && prepared.get(request)) ?? prepare(input.parse(args));
+        if ('refused' in preparation) return failed(preparation.refused.description);
         try {
-          const result = await run(input.parse(args));
+          const result = await run(preparation.ready);
           return { content: [{ type: 'text', text: text(result) }], structuredContent: result };
         } catch (err) {
           if (!(err instanceof ToolFailure)) onFault(name, err);
-          const text = err instanceof ToolFailure ? err.publicMessage : 'The tool failed; the server logged the cause';
-          return { content: [{ type: 'text', text }], isError: true };
+          return failed(
+            err instanceof ToolFailure ? err.publicMessage : 'The tool failed; the server logged the cause',
+          );
         }
       });
     },
   };
+}
+
+function failed(text: string) {
+  return { content: [{ type: 'text' as const, text }], isError: true };
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {

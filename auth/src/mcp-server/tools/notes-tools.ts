@@ -1,29 +1,43 @@
 import {
-  ApiError,
-  parseSearchRequest,
+  checkSearchRequest,
+  describeSearchProblem,
+  NotePlaceError,
+  type NotesEngine,
+  notePathProblem,
+  QUERY_MAX_CHARACTERS,
+  QUERY_MAX_TERMS,
   RagError,
+  SEARCH_DEFAULTS,
   SEARCH_MODES,
   type SearchHit,
+  type SearchRequest,
+  type SearchRequestFailure,
   snippetOf,
+  TOP_MAX,
+  TOP_MIN,
   termPatterns,
+  titleFileName,
 } from '@notegate/rag';
 import { z } from 'zod';
+import { requestError } from '../../errors/mcp-request-errors.js';
 import type { ProtocolError } from '../../errors/protocol-error.js';
 import { toolError } from '../../errors/tool-errors.js';
 import { NOTES_READ_SCOPE, NOTES_WRITE_SCOPE } from '../../oauth/notes-scopes.js';
-import { notePathProblem, titleFileName } from '../engine/note-path.js';
-import { NotePlaceError } from '../engine/note-target.js';
-import type { NotesEngine } from '../engine/notes-engine.js';
-import { defineTool, ToolFailure } from './define-tool.js';
+import { defineTool, type Preparation, ToolFailure } from './define-tool.js';
 import type { ToolRegistration } from './tool-catalog.js';
 
 const MAX_BODY_BYTES = 256 * 1024;
 
-// docs/protocol.md#tools: the two tools' input and output schemas. The query's own limits are the
-// search API's (docs/retrieval.md#query-limits), checked by its validator so that both say the same.
+// docs/protocol.md#tools: the two tools' input and output schemas. The search fields and their limits
+// are the search API's (docs/retrieval.md#post-search), checked by its one check so that both say the same.
 const searchInput = z.strictObject({
-  query: z.string().min(1).describe('What to look for: words, a phrase or an identifier'),
-  top: z.number().int().min(1).max(50).default(8).describe('Number of hits'),
+  query: z
+    .string()
+    .min(1)
+    .describe(
+      `What to look for: words, a phrase or an identifier (at most ${QUERY_MAX_CHARACTERS} characters and ${QUERY_MAX_TERMS} words)`,
+    ),
+  top: z.number().int().min(TOP_MIN).max(TOP_MAX).default(SEARCH_DEFAULTS.top).describe('Number of hits'),
   mode: z
     .enum(SEARCH_MODES)
     .optional()
@@ -74,13 +88,12 @@ export function notesTools(engine: NotesEngine, onFault: (tool: string, err: unk
       input: searchInput,
       output: searchOutput,
       onFault,
-      refusal: (args) => searchRefusal(engine, args),
+      prepare: (args) => prepareSearch(engine, args),
       text: (result) => describeHits(result.hits),
-      run: async (args) => {
-        const request = parseSearchRequest(args, [], { vectors: engine.vectors });
+      run: async (request) => {
         try {
           const hits = await engine.search(request);
-          const patterns = termPatterns(args.query);
+          const patterns = termPatterns(request.query);
           return { hits: hits.map((found) => hitJson(found, patterns)) };
         } catch (err) {
           if (err instanceof RagError && err.code === 'ERR_MODEL_UNAVAILABLE') {
@@ -100,7 +113,7 @@ export function notesTools(engine: NotesEngine, onFault: (tool: string, err: unk
       input: writeInput,
       output: writeOutput,
       onFault,
-      refusal: (args) => writeRefusal(engine, args),
+      prepare: (args) => prepareWrite(engine, args),
       run: async (args) => {
         try {
           const written = await engine.write(args);
@@ -117,18 +130,28 @@ export function notesTools(engine: NotesEngine, onFault: (tool: string, err: unk
   ];
 }
 
-function searchRefusal(engine: NotesEngine, args: SearchInput): ProtocolError | undefined {
-  try {
-    parseSearchRequest(args, [], { vectors: engine.vectors });
-  } catch (err) {
-    if (!(err instanceof ApiError)) throw err;
-    // The validator's messages start with the field they are about (docs/retrieval.md#post-search).
-    return err.message.startsWith('mode:')
-      ? toolError('ERR_NO_VECTORS', err.message)
-      : toolError('ERR_QUERY_LIMITS', err.message);
-  }
+/** The search request of the arguments, checked once (docs/retrieval.md#post-search), or the tool's refusal. */
+function prepareSearch(engine: NotesEngine, args: SearchInput): Preparation<SearchRequest> {
+  const checked = checkSearchRequest(args, engine.searchContext);
+  if (!checked.ok) return { refused: searchRefusal(checked) };
   const unavailable = engine.unavailable();
-  return unavailable === undefined ? undefined : toolError('ERR_INDEX_UNAVAILABLE', unavailable);
+  return unavailable === undefined
+    ? { ready: checked.request }
+    : { refused: toolError('ERR_INDEX_UNAVAILABLE', unavailable) };
+}
+
+/** docs/protocol.md#tools: each problem of a search request as the tool's fixed refusal, the problem audited. */
+function searchRefusal(failure: SearchRequestFailure): ProtocolError {
+  const detail = describeSearchProblem(failure);
+  if (failure.kind === 'needs_vectors') return toolError('ERR_NO_VECTORS', detail);
+  if (failure.field === 'query') return toolError('ERR_QUERY_LIMITS', detail);
+  // The input schema already refuses what else the check could (a type, a range): the same answer.
+  return requestError('ERR_INVALID_ARGUMENTS', detail);
+}
+
+function prepareWrite(engine: NotesEngine, args: WriteInput): Preparation<WriteInput> {
+  const refused = writeRefusal(engine, args);
+  return refused ? { refused } : { ready: args };
 }
 
 function writeRefusal(engine: NotesEngine, args: WriteInput): ProtocolError | undefined {

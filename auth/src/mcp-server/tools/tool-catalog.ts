@@ -11,13 +11,17 @@ export interface ToolRegistration {
   /**
    * The arguments, before the call reaches the SDK: `invalid` (why) when they violate the input schema,
    * else `refused` when the tool would refuse them anyway (a path outside the vault, an index that is
-   * not there), so that the detail goes to the audit line; undefined when the call may go on.
+   * not there), so that the detail goes to the audit line; else `accepted`, which hands what was
+   * prepared to the tool's handler for the web Request the SDK will be given.
    */
-  readonly screen: (args: unknown) => ArgumentScreening | undefined;
+  readonly screen: (args: unknown) => ArgumentScreening;
   readonly register: (server: McpServer) => void;
 }
 
-export type ArgumentScreening = { readonly invalid: string } | { readonly refused: ProtocolError };
+export type ArgumentScreening =
+  | { readonly invalid: string }
+  | { readonly refused: ProtocolError }
+  | { readonly accepted: (request: Request) => void };
 
 /** A registration whose scope was checked at start-up. */
 export interface ScopedTool extends ToolRegistration {

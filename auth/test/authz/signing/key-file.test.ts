@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { compactVerify, createLocalJWKSet, decodeProtectedHeader, importJWK, jwtVerify } from 'jose';
-import { ACCESS_TOKEN_LIFETIME_S, accessTokenClaims, signAccessToken } from '../../../src/authz/access-token.js';
+import { accessTokenClaims, signAccessToken } from '../../../src/authz/access-token.js';
 import { parseSigningKeyFile, privateKeyEntry } from '../../../src/authz/signing/key-file.js';
+import { ACCESS_TOKEN_LIFETIME_S } from '../../../src/oauth/access-token.js';
 
 function entry(kid: string) {
   return privateKeyEntry(generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey, kid);

@@ -4,10 +4,10 @@ import { rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { describe, it } from 'node:test';
+import { writeFileAtomic } from '@notegate/kit';
 import { tempDir, waitFor } from '@notegate/kit/testing';
 import { privateKeyEntry } from '../../../src/authz/signing/key-file.js';
-import { SigningKeyFile } from '../../../src/authz/signing/signing-key-file.js';
-import { writeFileAtomic } from '../../../src/shared/atomic-write.js';
+import { openSigningKeyFile, type SigningKeyFile } from '../../../src/authz/signing/signing-key-file.js';
 
 const keysFile = (...kids: string[]) =>
   JSON.stringify({
@@ -23,7 +23,7 @@ async function keyFile(t: TestContext, text: string) {
 async function open(t: TestContext, path: string) {
   const events: string[] = [];
   const reloads: string[] = [];
-  const source = await SigningKeyFile.open({
+  const source = await openSigningKeyFile({
     path,
     pollIntervalMs: 50,
     onEvent: (message) => events.push(message),
@@ -61,12 +61,9 @@ describe('SigningKeyFile', () => {
   it('refuses to open a file that is bad from the start, naming the entry', async (t) => {
     const file = await keyFile(t, JSON.stringify({ keys: [] }));
     await assert.rejects(
-      SigningKeyFile.open({ path: file.path, onEvent: () => {} }),
+      openSigningKeyFile({ path: file.path, onEvent: () => {} }),
       /keys: must hold at least one key/,
     );
-    await assert.rejects(
-      SigningKeyFile.open({ path: `${file.path}.none`, onEvent: () => {} }),
-      /cannot read: .*ENOENT/,
-    );
+    await assert.rejects(openSigningKeyFile({ path: `${file.path}.none`, onEvent: () => {} }), /cannot read: .*ENOENT/);
   });
 });

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ProtocolError } from '../../../src/errors/protocol-error.js';
 import {
-  type AccessTokenClaims,
   checkAudience,
   checkExpiry,
   checkIssuedAt,
@@ -15,6 +14,7 @@ import { checkToolScope } from '../../../src/mcp-server/bearer/scope-check.js';
 import { decodeTokenHeader } from '../../../src/mcp-server/bearer/token-header.js';
 import { VerifiedTokenCache } from '../../../src/mcp-server/bearer/verified-token-cache.js';
 import type { PublicJwk } from '../../../src/mcp-server/keys/key-set-document.js';
+import type { AccessTokenClaims } from '../../../src/oauth/access-token.js';
 import { parseScopeParameter } from '../../../src/oauth/scope.js';
 
 function refusedWith(code: string): (err: unknown) => boolean {

@@ -202,6 +202,22 @@ describe('request limits and bad input on the MCP endpoint', () => {
     const accept = await post(fixture, rpc('ping'), mcpHeaders(token, { accept: 'application/json' }));
     assert.equal(accept.status, 406);
     assert.match(fixture.lastAudit().reason, /^invalid_request: Accept must list/);
+    // Media types, not substrings (RFC 9110 §12.5.1): case and parameters aside, weight 0 excluded, no wildcards.
+    const answers: [accept: string, status: number][] = [
+      ['application/jsonx, text/event-stream', 406],
+      ['application/json;q=0, text/event-stream', 406],
+      ['application/json, text/event-stream; q=0.000', 406],
+      ['*/*', 406],
+      ['application/*, text/event-stream', 406],
+      ['text/event-stream-x, application/json', 406],
+      ['APPLICATION/JSON, Text/Event-Stream', 200],
+      ['text/event-stream;q=0.5, application/json; charset=utf-8;q=0.9', 200],
+      ['application/json , text/event-stream ; q=0.001', 200],
+    ];
+    for (const [value, status] of answers) {
+      const answer = await post(fixture, rpc('ping'), mcpHeaders(token, { accept: value }));
+      assert.equal(answer.status, status, value);
+    }
     const charset = await post(
       fixture,
       rpc('ping'),

@@ -3,6 +3,8 @@ import { describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { z } from 'zod';
+import { defineTool } from '../../../src/mcp-server/tools/define-tool.js';
 import { notesTools } from '../../../src/mcp-server/tools/notes-tools.js';
 import type { ToolRegistration } from '../../../src/mcp-server/tools/tool-catalog.js';
 import { type NotesServerFixture, startNotesServer } from '../../support/notes-server-fixture.js';
@@ -147,12 +149,36 @@ describe('official SDK clients against the notes server', () => {
     assert.ok(fixture.notes.dispatcher.pooledInstances <= 2, `built ${fixture.notes.dispatcher.pooledInstances}`);
   });
 
+  it('prepares each tools/call once, when it is screened, in both eras', async (t) => {
+    let prepared = 0;
+    const probe = defineTool({
+      name: 'probe.prepare',
+      scope: 'notes:read',
+      title: 'Probe',
+      description: 'counts its preparations',
+      input: z.strictObject({}),
+      output: z.object({ preparation: z.number() }),
+      prepare: () => ({ ready: { preparation: ++prepared } }),
+      run: async (ready) => ready,
+      onFault: () => undefined,
+    });
+    const fixture = await startNotesServer(t, { tools: (engine) => [...notesTools(engine, () => undefined), probe] });
+    const token = await fixture.issuer.sign();
+    const modern = await modernClient(fixture, token);
+    t.after(() => modern.close());
+    const legacy = await legacyClient(fixture, token);
+    t.after(() => legacy.close());
+    assert.deepEqual(structured(await modern.callTool({ name: 'probe.prepare', arguments: {} })), { preparation: 1 });
+    assert.deepEqual(structured(await legacy.callTool({ name: 'probe.prepare', arguments: {} })), { preparation: 2 });
+    assert.equal(prepared, 2);
+  });
+
   it('never hands the bearer token to the SDK or the tools', async (t) => {
     const seen: unknown[] = [];
     const probe: ToolRegistration = {
       name: 'probe.context',
       scope: 'notes:read',
-      screen: () => undefined,
+      screen: () => ({ accepted: () => undefined }),
       register: (server) =>
         server.registerTool('probe.context', { description: 'records what a tool can see' }, (ctx) => {
           seen.push({

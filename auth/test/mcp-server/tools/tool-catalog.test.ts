@@ -5,7 +5,12 @@ import { ToolCatalog, type ToolRegistration } from '../../../src/mcp-server/tool
 import { startNotesServer } from '../../support/notes-server-fixture.js';
 
 function tool(name: string, scope?: string): ToolRegistration {
-  return { name, ...(scope !== undefined && { scope }), screen: () => undefined, register: () => undefined };
+  return {
+    name,
+    ...(scope !== undefined && { scope }),
+    screen: () => ({ accepted: () => undefined }),
+    register: () => undefined,
+  };
 }
 
 describe('ToolCatalog', () => {

@@ -2,8 +2,8 @@ import { errorMessage } from '@notegate/kit';
 import { readIndexMeta } from '../store/index-meta.js';
 import { openDatabase } from '../store/open-database.js';
 import type { Fts5Mirror } from './fts5-mirror.js';
-import { LexicalTables } from './lexical-tables.js';
 import { MemoryWords, type PostingRows } from './memory-words.js';
+import { SqliteWords } from './sqlite-words.js';
 import { differenceFromSqlite } from './word-index-check.js';
 import type { WordPostingsParts } from './word-postings.js';
 import { readWordPostings, WORD_VOCABULARY_SQL } from './word-postings-reader.js';
@@ -40,7 +40,7 @@ export function buildWordIndex(request: WordIndexRequest, mirror: Fts5Mirror): W
     }
     const postings = readWordPostings(db, request.rows.chunkIds);
     const memory = new MemoryWords(postings, request.rows, mirror);
-    const difference = differenceFromSqlite(memory, new LexicalTables(db, meta.lexicalLayout, postings.rowCount));
+    const difference = differenceFromSqlite(memory, new SqliteWords(db));
     if (difference !== undefined) return { kind: 'unavailable', reason: `it differs from SQLite on ${difference}` };
     const { terms, offsets, rows, frequencies, lengths, totals } = postings;
     return { kind: 'built', parts: { terms, offsets, rows, frequencies, lengths, totals } };

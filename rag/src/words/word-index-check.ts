@@ -1,6 +1,6 @@
 import type { QueryTerm } from '../lexical/query-terms.js';
-import type { LexicalTables } from './lexical-tables.js';
 import type { MemoryWords } from './memory-words.js';
+import type { SqliteWords } from './sqlite-words.js';
 import type { ChunkScope, RankedChunk } from './word-ranking.js';
 
 /** As deep as a search ranks (the lexical leg's depth). */
@@ -17,12 +17,12 @@ const EVERYWHERE: ChunkScope = { vaults: undefined, namespaces: undefined };
  * term, and a prefix; their document frequencies, their OR, and their OR
  * with one of them repeated (two phrases of one term count twice).
  */
-export function differenceFromSqlite(memory: MemoryWords, sqlite: LexicalTables): string | undefined {
+export function differenceFromSqlite(memory: MemoryWords, sqlite: SqliteWords): string | undefined {
   const probes = probeTerms(memory);
   const first = probes[0];
   if (first === undefined) return undefined;
   const fromMemory = memory.wordRanking(probes);
-  const fromSqlite = sqlite.wordRanking(probes);
+  const fromSqlite = sqlite.ranking;
   if (fromMemory === undefined) return 'the tokens of its own terms';
   for (const term of probes) {
     if (fromMemory.documentFrequency(term) !== fromSqlite.documentFrequency(term)) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { randomHex } from '../../src/shared/random-hex.js';
+import { randomHex } from '../src/random-hex.js';
 
 describe('randomHex', () => {
   it('returns lowercase hex of the requested size, never the same value twice across pool refills', () => {

@@ -1,13 +1,28 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ApiError } from '../../src/http/api-errors.js';
-import { parseSearchRequest } from '../../src/http/search-request.js';
+import {
+  checkSearchRequest,
+  describeSearchProblem,
+  type SearchRequest,
+  type SearchRequestProblem,
+} from '../../src/search/search-request.js';
 
 const VAULTS = ['handbook', 'ops'];
 const VECTORS = { vectors: true };
 const LEXICAL_ONLY = { vectors: false };
 
-describe('POST /search request validation', () => {
+/** The checked request; fails the test when the check refused it. */
+function parseSearchRequest(
+  body: unknown,
+  vaults: readonly string[],
+  capabilities: { vectors: boolean },
+): SearchRequest {
+  const checked = checkSearchRequest(body, { vaults, ...capabilities });
+  if (!checked.ok) assert.fail(`refused: ${describeSearchProblem(checked)}`);
+  return checked.request;
+}
+
+describe('the search request check', () => {
   it('applies the documented defaults: hybrid where there are vectors, lexical where there are none', () => {
     assert.deepEqual(parseSearchRequest({ query: 'keys' }, VAULTS, VECTORS), {
       query: 'keys',
@@ -58,17 +73,17 @@ describe('POST /search request validation', () => {
     assert.equal(parseSearchRequest({ query: 'q', mode: 'lexical' }, VAULTS, LEXICAL_ONLY).mode, 'lexical');
   });
 
-  const REFUSED: readonly [string, unknown, string, RegExp, { vectors: boolean }?][] = [
-    ['a JSON array', [], 'invalid_json', /JSON object/],
-    ['null', null, 'invalid_json', /JSON object/],
-    ['a missing query', {}, 'invalid_field', /^query: must be a non-empty string$/],
-    ['an empty query', { query: '' }, 'invalid_field', /^query:/],
-    ['a blank query', { query: ' \n ' }, 'invalid_field', /^query:/],
-    ['a numeric query', { query: 5 }, 'invalid_field', /^query:/],
-    ['top 0', { query: 'q', top: 0 }, 'invalid_field', /^top: must be an integer from 1 to 50$/],
-    ['top 51', { query: 'q', top: 51 }, 'invalid_field', /^top:/],
-    ['top 2.5', { query: 'q', top: 2.5 }, 'invalid_field', /^top:/],
-    ['top as a string', { query: 'q', top: '8' }, 'invalid_field', /^top:/],
+  const REFUSED: readonly [string, unknown, SearchRequestProblem, RegExp, { vectors: boolean }?][] = [
+    ['a JSON array', [], 'not_an_object', /JSON object/],
+    ['null', null, 'not_an_object', /JSON object/],
+    ['a missing query', {}, 'invalid_value', /^query: must be a non-empty string$/],
+    ['an empty query', { query: '' }, 'invalid_value', /^query:/],
+    ['a blank query', { query: ' \n ' }, 'invalid_value', /^query:/],
+    ['a numeric query', { query: 5 }, 'invalid_value', /^query:/],
+    ['top 0', { query: 'q', top: 0 }, 'invalid_value', /^top: must be an integer from 1 to 50$/],
+    ['top 51', { query: 'q', top: 51 }, 'invalid_value', /^top:/],
+    ['top 2.5', { query: 'q', top: 2.5 }, 'invalid_value', /^top:/],
+    ['top as a string', { query: 'q', top: '8' }, 'invalid_value', /^top:/],
     [
       'an unknown field',
       { query: 'q', collection: 'ops' },
@@ -85,83 +100,87 @@ describe('POST /search request validation', () => {
     [
       'vaults as a string',
       { query: 'q', vaults: 'ops' },
-      'invalid_field',
+      'invalid_value',
       /^vaults: must be a non-empty list of strings$/,
     ],
-    ['an empty vault list', { query: 'q', vaults: [] }, 'invalid_field', /^vaults:/],
-    ['a numeric namespace', { query: 'q', namespaces: [1] }, 'invalid_field', /^namespaces:/],
+    ['an empty vault list', { query: 'q', vaults: [] }, 'invalid_value', /^vaults:/],
+    ['a numeric namespace', { query: 'q', namespaces: [1] }, 'invalid_value', /^namespaces:/],
     [
       'an unknown mode',
       { query: 'q', mode: 'semantic' },
-      'invalid_field',
+      'invalid_value',
       /^mode: must be one of hybrid, dense, lexical$/,
     ],
-    ['mode as a boolean', { query: 'q', mode: true }, 'invalid_field', /^mode:/],
+    ['mode as a boolean', { query: 'q', mode: true }, 'invalid_value', /^mode:/],
     [
       'mode lexical with hybrid: true',
       { query: 'q', mode: 'lexical', hybrid: true },
-      'invalid_field',
+      'invalid_value',
       /^mode: "lexical" contradicts hybrid: true \(hybrid: true is mode "hybrid", false is mode "dense"\)$/,
     ],
     [
       'mode hybrid with hybrid: false',
       { query: 'q', mode: 'hybrid', hybrid: false },
-      'invalid_field',
+      'invalid_value',
       /^mode: "hybrid" contradicts hybrid: false/,
     ],
-    ['hybrid as a string', { query: 'q', hybrid: 'yes' }, 'invalid_field', /^hybrid: must be true or false$/],
-    ['mmr as a number', { query: 'q', mmr: 1 }, 'invalid_field', /^mmr:/],
+    ['hybrid as a string', { query: 'q', hybrid: 'yes' }, 'invalid_value', /^hybrid: must be true or false$/],
+    ['mmr as a number', { query: 'q', mmr: 1 }, 'invalid_value', /^mmr:/],
     [
       'mmr_lambda above 1',
       { query: 'q', mmr_lambda: 1.01 },
-      'invalid_field',
+      'invalid_value',
       /^mmr_lambda: must be a number from 0 to 1$/,
     ],
-    ['mmr_lambda below 0', { query: 'q', mmr_lambda: -0.1 }, 'invalid_field', /^mmr_lambda:/],
-    ['mmr_lambda as a string', { query: 'q', mmr_lambda: '0.5' }, 'invalid_field', /^mmr_lambda:/],
+    ['mmr_lambda below 0', { query: 'q', mmr_lambda: -0.1 }, 'invalid_value', /^mmr_lambda:/],
+    ['mmr_lambda as a string', { query: 'q', mmr_lambda: '0.5' }, 'invalid_value', /^mmr_lambda:/],
     [
       'mode dense on an index without vectors',
       { query: 'q', mode: 'dense' },
-      'invalid_field',
+      'needs_vectors',
       /^mode: "dense" needs vectors, and this index has no vectors \(embed_model: none\); use mode "lexical"$/,
       LEXICAL_ONLY,
     ],
     [
       'mode hybrid on an index without vectors',
       { query: 'q', mode: 'hybrid' },
-      'invalid_field',
+      'needs_vectors',
       /^mode: "hybrid" needs vectors/,
       LEXICAL_ONLY,
     ],
     [
       'hybrid: true on an index without vectors',
       { query: 'q', hybrid: true },
-      'invalid_field',
+      'needs_vectors',
       /^hybrid: mode "hybrid" needs vectors/,
       LEXICAL_ONLY,
     ],
     [
       'hybrid: false on an index without vectors',
       { query: 'q', hybrid: false },
-      'invalid_field',
+      'needs_vectors',
       /^hybrid: mode "dense" needs vectors/,
       LEXICAL_ONLY,
     ],
     [
       'mmr on an index without vectors',
       { query: 'q', mode: 'lexical', mmr: true },
-      'invalid_field',
+      'needs_vectors',
       /^mmr: needs vectors, and this index has no vectors/,
       LEXICAL_ONLY,
     ],
   ];
-  for (const [label, body, code, message, capabilities = VECTORS] of REFUSED) {
-    it(`refuses ${label} with 400 ${code}`, () => {
-      assert.throws(
-        () => parseSearchRequest(body, VAULTS, capabilities),
-        (err: unknown) =>
-          err instanceof ApiError && err.status === 400 && err.code === code && message.test(err.message),
-      );
+  for (const [label, body, kind, message, capabilities = VECTORS] of REFUSED) {
+    it(`refuses ${label} (${kind})`, () => {
+      const checked = checkSearchRequest(body, { vaults: VAULTS, ...capabilities });
+      assert.equal(checked.ok, false);
+      if (checked.ok) return;
+      assert.equal(checked.kind, kind);
+      const text = describeSearchProblem(checked);
+      assert.match(text, message);
+      // The field is data, never read back out of the text.
+      const named = /^([a-z_]+): /.exec(text)?.[1];
+      if (named !== undefined) assert.equal(checked.field, named);
     });
   }
 });

@@ -4,17 +4,17 @@ import { describe, it, type TestContext } from 'node:test';
 import { waitFor } from '@notegate/kit/testing';
 import Database from 'better-sqlite3';
 import { NO_MODEL } from '../../src/config/models.js';
-import { Fts5Mirror } from '../../src/snapshot/fts5-mirror.js';
 import { IndexSnapshot } from '../../src/snapshot/index-snapshot.js';
-import { LexicalTables } from '../../src/snapshot/lexical-tables.js';
-import { MemoryWords } from '../../src/snapshot/memory-words.js';
 import { SnapshotSource } from '../../src/snapshot/snapshot-source.js';
-import { describeWordIndex } from '../../src/snapshot/word-index.js';
-import { buildWordIndex, type WordIndexRequest } from '../../src/snapshot/word-index-build.js';
-import { differenceFromSqlite } from '../../src/snapshot/word-index-check.js';
-import { WordPostings, type WordPostingsParts } from '../../src/snapshot/word-postings.js';
 import { IndexStore } from '../../src/store/index-store.js';
 import { openDatabase } from '../../src/store/open-database.js';
+import { Fts5Mirror } from '../../src/words/fts5-mirror.js';
+import { MemoryWords } from '../../src/words/memory-words.js';
+import { SqliteWords } from '../../src/words/sqlite-words.js';
+import { describeWordIndex } from '../../src/words/word-index.js';
+import { buildWordIndex, type WordIndexRequest } from '../../src/words/word-index-build.js';
+import { differenceFromSqlite } from '../../src/words/word-index-check.js';
+import { WordPostings, type WordPostingsParts } from '../../src/words/word-postings.js';
 import { fileRecord, tempDir } from '../../test-support/fixtures.js';
 
 const NOTES: Readonly<Record<string, string>> = {
@@ -153,7 +153,7 @@ describe('the word index of a snapshot', () => {
     if (reply.kind !== 'built') return;
     const db = openDatabase(file, { reader: true });
     t.after(() => db.close());
-    const sqlite = new LexicalTables(db, snapshot.meta.lexicalLayout, snapshot.chunks);
+    const sqlite = new SqliteWords(db);
     const check = (parts: WordPostingsParts) =>
       differenceFromSqlite(new MemoryWords(new WordPostings(parts), snapshot.vectors.matrix, mirror), sqlite);
     assert.equal(check(reply.parts), undefined);

@@ -6,9 +6,9 @@ import { NO_MODEL } from '../../src/config/models.js';
 import { queryTerms } from '../../src/lexical/query-terms.js';
 import { lexicalLeg } from '../../src/search/lexical-leg.js';
 import { IndexSnapshot } from '../../src/snapshot/index-snapshot.js';
-import type { MemoryWords } from '../../src/snapshot/memory-words.js';
-import type { ChunkScope } from '../../src/snapshot/word-ranking.js';
 import { IndexStore, type StoredChunk } from '../../src/store/index-store.js';
+import type { MemoryWords } from '../../src/words/memory-words.js';
+import type { ChunkScope } from '../../src/words/word-ranking.js';
 import { fileRecord, tempDir } from '../../test-support/fixtures.js';
 
 /**

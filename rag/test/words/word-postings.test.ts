@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compareTerms, WordPostings } from '../../src/snapshot/word-postings.js';
+import { compareTerms, WordPostings } from '../../src/words/word-postings.js';
 
 /** Strings in UTF-8 byte order, which is FTS5's order of its terms. */
 const BYTE_ORDER = ['', 'a', 'ab', 'b', 'z', 'é', 'ж', '数', '\uff41', '\u{1d400}', '\u{20000}'];

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { RagConfig } from '@notegate/rag';
-import { selectVaults } from '../../src/cli/vault-options.js';
+import type { RagConfig } from '../../src/config/load-config.js';
+import { selectVaults } from '../../src/notes/vault-options.js';
 
 const config = {
   configPath: '/repo/rag/vaults.json',

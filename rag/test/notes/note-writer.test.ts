@@ -3,7 +3,7 @@ import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { NoteWriter } from '../../../src/mcp-server/engine/note-writer.js';
+import { NoteWriter } from '../../src/notes/note-writer.js';
 
 describe('NoteWriter', () => {
   it('gives a new note the next free number when another writer takes its name meanwhile', async (t) => {

@@ -4,7 +4,7 @@
  * and never under a hidden name (the vault walk skips those, so such a note
  * would never be found).
  */
-import { isHiddenName, isMarkdownName, withoutMarkdownExtension } from '@notegate/rag';
+import { isHiddenName, isMarkdownName, withoutMarkdownExtension } from '../walk/vault-path.js';
 
 /** Longest file or folder name most file systems take (bytes of UTF-8). */
 const NAME_MAX_BYTES = 255;

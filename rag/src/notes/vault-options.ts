@@ -1,10 +1,12 @@
 import { homedir } from 'node:os';
 import { UsageError } from '@notegate/kit/cli';
-import { defaultConfigPath, loadEnvironment, loadRagConfig, notesFolderConfig, type RagConfig } from '@notegate/rag';
-import { NotesEngine } from '../mcp-server/engine/notes-engine.js';
+import { loadEnvironment } from '../config/environment.js';
+import { defaultConfigPath, loadRagConfig, type RagConfig } from '../config/load-config.js';
+import { notesFolderConfig } from '../config/notes-folder.js';
+import { NotesEngine } from './notes-engine.js';
 
-/** The notes server's vault options (docs/protocol.md#notes-server-notegate-notes-server). */
-export const VAULT_OPTIONS = {
+/** The vault options of a server over a notes engine (docs/protocol.md#notes-server-notegate-notes-server). */
+export const NOTES_VAULT_OPTIONS = {
   'vaults-config': {
     type: 'string',
     valueName: 'FILE',
@@ -85,7 +87,11 @@ export function readVaultFlags(flags: VaultFlags, cwd: string): VaultSelection {
 }
 
 /** Opens the engine over the selection, with the model cache of the environment (docs/retrieval.md#model-cache). */
-export function openEngine(selection: VaultSelection, cwd: string, log: (line: string) => void): Promise<NotesEngine> {
+export function openNotesEngine(
+  selection: VaultSelection,
+  cwd: string,
+  log: (line: string) => void,
+): Promise<NotesEngine> {
   const environment = loadEnvironment({ cwd, env: process.env, platform: process.platform, homeDir: homedir() });
   return NotesEngine.open({
     config: selection.config,

@@ -1,6 +1,5 @@
+import { describeThrown, writeFileAtomic } from '@notegate/kit';
 import { stringify } from 'yaml';
-import { describeThrown } from '../../errors/protocol-error.js';
-import { writeFileAtomic } from '../../shared/atomic-write.js';
 import { numberedName, titleFileName } from './note-path.js';
 import { NotePlaceError, type NoteTarget, resolveNoteTarget } from './note-target.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { notePathProblem, numberedName, titleFileName } from '../../../src/mcp-server/engine/note-path.js';
+import { notePathProblem, numberedName, titleFileName } from '../../src/notes/note-path.js';
 
 describe('note paths (notes.write)', () => {
   const cases: [string, string | undefined][] = [

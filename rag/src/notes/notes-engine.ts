@@ -1,0 +1,131 @@
+import type { RagConfig } from '../config/load-config.js';
+import { hasVectors, type ModelSpec } from '../config/models.js';
+import type { Embedder } from '../embed/embedder.js';
+import { LiveIndex } from '../live-index/live-index.js';
+import type { SearchHit } from '../search/hybrid-search.js';
+import type { SearchContext, SearchRequest } from '../search/search-request.js';
+import { describeWordIndex } from '../words/word-index.js';
+import { type NoteInput, NoteWriter, type WrittenNote } from './note-writer.js';
+
+/**
+ * Ours: how long notes.write waits for its note to be indexed before it answers anyway (the note is
+ * durable by then; the index run goes on and the answer says `indexed: false`).
+ */
+const WRITE_INDEX_WAIT_MS = 1_500;
+
+export interface NotesEngineOptions {
+  readonly config: RagConfig;
+  /** The vaults this server serves: searches see only these, and only these are followed. */
+  readonly vaultIds: readonly string[];
+  /** Where notes.write writes; one of vaultIds. */
+  readonly writeVaultId: string;
+  readonly modelCacheDir: string;
+  readonly modelHubUrl: URL;
+  /** True for a notes folder without a config: the server makes its index (lexical only). */
+  readonly createIndex: boolean;
+  readonly log: (line: string) => void;
+  /** The model loader (tests inject the generated test model's). */
+  readonly loadEmbedder?: (model: ModelSpec, cacheDir: string) => Promise<Embedder>;
+}
+
+/**
+ * The notes engine (docs/protocol.md#notes-engine): the retrieval index of
+ * some vaults of a config, searched in-process exactly as `notegate-rag serve`
+ * searches it and kept up to date the same way (the `LiveIndex` of `serve
+ * --watch`: a watcher on the vault folders, one model per process for query
+ * and passage vectors), plus note writing into one of them, each write
+ * followed by an index run.
+ */
+export class NotesEngine {
+  readonly #options: NotesEngineOptions;
+  readonly #live: LiveIndex;
+  readonly #writer: NoteWriter;
+
+  private constructor(options: NotesEngineOptions) {
+    this.#options = options;
+    this.#live = new LiveIndex({
+      config: options.config,
+      vaultIds: options.vaultIds,
+      modelCacheDir: options.modelCacheDir,
+      modelHubUrl: options.modelHubUrl,
+      follow: true,
+      createIndex: options.createIndex,
+      log: options.log,
+      ...(options.loadEmbedder && { loadEmbedder: options.loadEmbedder }),
+      onReload: (event) => {
+        if ('error' in event) options.log(`index unavailable: ${event.error}`);
+      },
+      // Every write makes a new generation: only a word index that could not be built is worth a line.
+      onWordIndex: (state) => {
+        if (state.kind === 'unavailable') options.log(describeWordIndex(state));
+      },
+    });
+    const writeVault = options.config.vaults.find((vault) => vault.id === options.writeVaultId);
+    if (!writeVault) throw new Error(`write vault ${options.writeVaultId} is not a vault of the config`);
+    this.#writer = new NoteWriter(writeVault.realPath);
+  }
+
+  /**
+   * Opens the index and starts following the vaults. A server that makes its
+   * own index first brings it up to date (notes written before a crash are
+   * searchable once it listens); otherwise that run goes on in the background.
+   */
+  static async open(options: NotesEngineOptions): Promise<NotesEngine> {
+    const engine = new NotesEngine(options);
+    const caughtUp = engine.#live.follow();
+    if (options.createIndex) await caughtUp;
+    await engine.#live.index.start();
+    return engine;
+  }
+
+  /** What a search request here is checked against (docs/retrieval.md#post-search): these vaults, and vectors or not. */
+  get searchContext(): SearchContext {
+    return { vaults: this.#options.vaultIds, vectors: hasVectors(this.#options.config.model) };
+  }
+
+  get writeVaultId(): string {
+    return this.#options.writeVaultId;
+  }
+
+  /** Why notes.write could not put a note at `path` of the write vault now, or undefined. */
+  placeProblem(path: string): string | undefined {
+    return this.#writer.placeProblem(path);
+  }
+
+  /**
+   * Why the index cannot be searched now (missing, another model, damaged), or undefined when it can:
+   * the state the snapshot source last saw (it checks the file on every search and once a second).
+   */
+  unavailable(): string | undefined {
+    const state = this.#live.index.snapshots.current;
+    if (state.kind === 'ready') return undefined;
+    return state.kind === 'loading' ? 'the index is still loading' : state.reason;
+  }
+
+  /**
+   * The search of `notegate-rag serve` (docs/retrieval.md#how-a-search-runs) of a request checked
+   * against `searchContext`, over this engine's vaults only.
+   */
+  async search(request: SearchRequest): Promise<readonly SearchHit[]> {
+    const result = await this.#live.index.search({ ...request, vaults: request.vaults ?? this.#options.vaultIds });
+    return result.hits;
+  }
+
+  /** Writes durably, then waits up to WRITE_INDEX_WAIT_MS for an index run that includes the note. */
+  async write(input: NoteInput): Promise<WrittenNote & { readonly indexed: boolean }> {
+    const written = await this.#writer.write(input);
+    let timer: NodeJS.Timeout | undefined;
+    const indexed = await Promise.race([
+      this.#live.indexNow(),
+      new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), WRITE_INDEX_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+    return { ...written, indexed };
+  }
+
+  close(): Promise<void> {
+    return this.#live.close();
+  }
+}
