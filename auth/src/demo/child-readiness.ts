@@ -1,4 +1,7 @@
-import type { ChildOutput, RunningChild } from './child-processes.js';
+import type { ChildOutput, RunningChild } from '../shared/child-processes.js';
+
+/** Ours: how long a child may take to print its listening line (node start-up is ~0.3 s here). */
+export const START_TIMEOUT_MS = 15_000;
 
 /** A child that exited or stayed silent before it was ready; the message carries the end of its stderr. */
 export class ChildNotReadyError extends Error {

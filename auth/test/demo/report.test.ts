@@ -108,7 +108,7 @@ describe('demo report', () => {
       output: { stdout: 'listening on http://127.0.0.1:1/mcp\n', stderr: 'a\nnotes-server: boom\n' },
       exited: Promise.resolve(1),
       endedWith: 1,
-      onStderrLine: () => undefined,
+      onLine: () => undefined,
       onOutput: () => () => undefined,
     };
     assert.equal(
