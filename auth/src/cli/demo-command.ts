@@ -1,10 +1,9 @@
-import { tmpdir } from 'node:os';
 import type { Command } from '@notegate/kit/cli';
 import { parseChoice, processIo, UsageError } from '@notegate/kit/cli';
 import { DEMO_IDENTITIES } from '../demo/identity.js';
-import { NOTEGATE_MAIN } from '../demo/notegate-child.js';
 import type { IdentityChoice } from '../demo/run-demo.js';
 import { runDemo, SCENARIOS } from '../demo/run-demo.js';
+import { spireLayoutTargets } from '../demo/spire-identity.js';
 import { reportWidth, terminalStyle, wantsColour } from '../demo/style.js';
 import { decideSpireLayout, SPIRE_LAYOUTS } from '../identity-provider/spire/layout.js';
 import {
@@ -103,13 +102,7 @@ async function identityChoice(
   if (name === 'development') return { name, spireFound: lookup.found ? lookup.binaries : undefined };
   if (!lookup.found) throw new UsageError(`--identity spire: ${lookup.reason}; ${SPIRE_BUILD_ADVICE}`);
   const { binaries } = lookup;
-  // Workloads of the uid layout run node and this program, and the probe runs spire-agent, as other users.
-  const decision = await decideSpireLayout(requestedLayout, [
-    { path: process.execPath, need: 'execute' },
-    { path: NOTEGATE_MAIN, need: 'read' },
-    { path: binaries.agent, need: 'execute' },
-    { path: tmpdir(), need: 'search' },
-  ]);
+  const decision = await decideSpireLayout(requestedLayout, spireLayoutTargets(binaries));
   if (decision.layout === undefined) throw new UsageError(`--spire-layout ${requestedLayout}: ${decision.problem}`);
   return { name, binaries, layout: decision.layout, why: decision.why };
 }

@@ -1,6 +1,7 @@
 import { chmod, chown, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SpireLayout } from '../identity-provider/spire/layout.js';
+import type { ReachTarget, SpireLayout } from '../identity-provider/spire/layout.js';
 import type { SpireBinaries } from '../identity-provider/spire/spire-binaries.js';
 import { SPIRE_VERSION } from '../identity-provider/spire/spire-binaries.js';
 import { SpireDeployment } from '../identity-provider/spire/spire-deployment.js';
@@ -8,6 +9,7 @@ import type { ChildProcesses } from '../shared/child-processes.js';
 import type { WorkloadName } from './demo-config.js';
 import { DEMO_WORKLOADS, TRUST_DOMAIN } from './demo-config.js';
 import type { DemoIdentity } from './identity.js';
+import { NOTEGATE_MAIN } from './notegate-child.js';
 
 /**
  * SPIRE 1.15.3 on this machine (docs/demo.md#spire-on-this-machine): a server, its agent(s), one
@@ -66,4 +68,18 @@ export async function startSpireIdentity(
       return runAs ? ['setpriv', `--reuid=${runAs.uid}`, `--regid=${runAs.gid}`, '--clear-groups', '--'] : [];
     },
   };
+}
+
+/**
+ * What the workloads of the uid layout need to reach as other users: node and this program (authz
+ * and the agent runs), spire-agent (the readiness probe), and the temporary folder the demo's
+ * folders are made in.
+ */
+export function spireLayoutTargets(binaries: SpireBinaries, tempFolder = tmpdir()): ReachTarget[] {
+  return [
+    { path: process.execPath, need: 'execute' },
+    { path: NOTEGATE_MAIN, need: 'read' },
+    { path: binaries.agent, need: 'execute' },
+    { path: tempFolder, need: 'search' },
+  ];
 }

@@ -103,9 +103,9 @@ plugins {
 }
 
 /**
- * An HCL quoted string: JSON's escapes are HCL's, and HCL also reads `${` and `%{` as template
- * sequences, which doubling the first character turns back into text.
+ * An HCL quoted string. SPIRE reads its configuration with HCL 1, whose string escapes are JSON's and
+ * which has no templates: `${` and `%{` are plain text there (checked against spire-server 1.15.3).
  */
 export function hclString(value: string): string {
-  return JSON.stringify(value).replaceAll('${', '$${').replaceAll('%{', '%%{');
+  return JSON.stringify(value);
 }
