@@ -20,7 +20,7 @@ export interface SvidCounter {
 export interface DemoIdentity {
   /** The deployment block's rows for it: name, where, what. */
   readonly rows: readonly (readonly [string, string, string])[];
-  /** authz's `--svid-replay` for this source (docs/demo.md#choices). */
+  /** authz's `--svid-replay` for this source (docs/demo.md#what-spire-hands-out). */
   readonly replayMode: ReplayMode;
   readonly svids: SvidCounter;
   /** The folder for the files workloads open themselves (audit logs, authz's policy). */

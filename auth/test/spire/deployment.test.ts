@@ -9,7 +9,7 @@ import type { SpireDeployment } from '../../src/identity-provider/spire/spire-de
 import { verifyJwtSvid } from '../../src/spiffe/svid/verify-jwt-svid.js';
 import type { WorkloadApiClient } from '../../src/spiffe/workload-api/client.js';
 import { Cleanups } from '../support/cleanups.js';
-import { streamedBundles } from '../support/provider-fixtures.js';
+import { fastClient, streamedBundles } from '../support/provider-fixtures.js';
 import { kidOf, SPIRE_WORKLOADS, socketOf, spireClient, spireForTests, startSpire } from '../support/spire.js';
 
 const spire = await spireForTests();
@@ -194,6 +194,12 @@ describe('SPIRE: a local 1.15.3 deployment (real server and agents)', { skip: sp
         assert.equal(await whoAmI(workload.runAs), workload.spiffeId);
       }
       assert.equal(await whoAmI({}), 'PERMISSION_DENIED');
+      // Nor may a caller without an entry read the bundles: authz needs an entry of its own.
+      const rootClient = fastClient(t, socketOf(deployment, 'authz'));
+      const ended = await new Promise<string>((resolve) => {
+        rootClient.watchJwtBundles({ onBundles: () => resolve('bundles'), onEnd: (err) => resolve(err.statusName) });
+      });
+      assert.equal(ended, 'PERMISSION_DENIED');
       // The SPIRE CLI agrees, asked as the agent's user.
       const agent = deployment.workload('agent');
       const cli = await runInGroup(t, 'setpriv', [

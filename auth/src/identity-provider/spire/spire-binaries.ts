@@ -4,7 +4,7 @@ import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The SPIRE release the project targets (docs/protocol.md#versioning); `npm run spire:build` builds it. */
+/** The SPIRE release the project targets; `npm run spire:build` builds it (docs/demo.md#getting-spire). */
 export const SPIRE_VERSION = '1.15.3';
 
 /** Where `npm run spire:build` puts the binaries unless NOTEGATE_SPIRE_BIN names another folder. */
@@ -26,10 +26,10 @@ export type SpireLookup =
 /** `spire-server` and `spire-agent` of SPIRE_VERSION in `dir`, or why they are not usable there. */
 export async function findSpireBinaries(dir: string): Promise<SpireLookup> {
   const binaries = { dir, server: join(dir, 'spire-server'), agent: join(dir, 'spire-agent') };
-  for (const path of [binaries.server, binaries.agent]) {
-    const problem = await versionProblem(path);
-    if (problem !== undefined) return { found: false, reason: `${path} ${problem}` };
-  }
+  const paths = [binaries.server, binaries.agent];
+  const problems = await Promise.all(paths.map(versionProblem));
+  const index = problems.findIndex((problem) => problem !== undefined);
+  if (index >= 0) return { found: false, reason: `${paths[index]} ${problems[index]}` };
   return { found: true, binaries };
 }
 
