@@ -58,6 +58,12 @@ describe('notegate demo (a child process, the whole deployment on loopback)', ()
     }
     assert.doesNotMatch(output.stdout, /FAIL/);
     assert.match(output.stdout, /All 4 scenarios behaved as expected\./);
+    // The first lines say which identity source runs, and how to run the scenarios on SPIRE.
+    assert.match(
+      output.stdout,
+      /^On the development identity provider\. (SPIRE 1\.15\.3 is built|To run these scenarios on SPIRE 1\.15\.3)/m,
+    );
+    assert.match(output.stdout, /--svid-replay reject/);
     // Scenario 1's grounded search: the handbook's note with its lines, beside the note just written.
     assert.match(output.stdout, /lexical-only index \(no model in the cache\)/);
     assert.match(output.stdout, /^ {6}handbook\/engineering\/key-rotation\.md:\d+-\d+ {1,2}\S/m);
@@ -145,9 +151,12 @@ describe('notegate demo (a child process, the whole deployment on loopback)', ()
   it('documents every option with its default under --help, and exits 2 on an unknown option', async () => {
     const help = await runNotegate(['demo', '--help']);
     assert.equal(help.code, 0);
-    assertOptionsDocumented(help.stdout, ['--keep-running', '--verbose', '--no-color']);
+    assertOptionsDocumented(help.stdout, ['--identity', '--spire-layout', '--keep-running', '--verbose', '--no-color']);
     const bad = await runNotegate(['demo', '--fast']);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /unknown option --fast/);
+    const identity = await runNotegate(['demo', '--identity', 'docker']);
+    assert.equal(identity.code, 2);
+    assert.match(identity.stderr, /--identity: 'docker' is not allowed \(allowed: development, spire\)/);
   });
 });

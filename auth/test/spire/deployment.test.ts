@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { runInGroup, spawnInGroup } from '@notegate/kit/testing';
+import { runInGroup, spawnInGroup, waitFor } from '@notegate/kit/testing';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { decideSpireLayout } from '../../src/identity-provider/spire/layout.js';
 import type { SpireDeployment } from '../../src/identity-provider/spire/spire-deployment.js';
@@ -130,10 +130,7 @@ describe('SPIRE: a local 1.15.3 deployment (real server and agents)', { skip: sp
       await client.fetchJwtSvid({ audience: AUDIENCE });
       await client.fetchJwtSvid({ audience: AUDIENCE });
       // The agent logs the line before it answers; its pipe may still be on the way here.
-      const deadline = Date.now() + 10_000;
-      while (deployment.jwtSvidsServed < before + 2 && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await waitFor('two more log lines', () => deployment.jwtSvidsServed >= before + 2);
       assert.equal(deployment.jwtSvidsServed, before + 2);
     });
 

@@ -13,6 +13,20 @@ describe('SPIRE: JWT authority rotation forced on the running server', { skip: s
     await bundles.ready(30_000);
     const authz = await startSpireAuthz(t, bundles, 'allow-reuse-within-lifetime');
     const agent = spireClient(t, deployment, 'agent');
+    // Every key set the stream sends, as sorted kids (SPIRE sends a message whenever the bytes change).
+    const keySets: string[] = [];
+    spireClient(t, deployment, 'authz').watchJwtBundles({
+      onBundles: (message) => {
+        const jwks = JSON.parse(Buffer.from(message.get('spiffe://example.org') ?? []).toString('utf8'));
+        keySets.push(
+          jwks.keys
+            .map((key: { kid: string }) => key.kid)
+            .sort()
+            .join(','),
+        );
+      },
+      onEnd: () => undefined,
+    });
 
     // Token requests in a loop, each with the SVID the SPIRE agent hands out at that moment.
     const requests: { kid: string; status: number }[] = [];
@@ -66,5 +80,9 @@ describe('SPIRE: JWT authority rotation forced on the running server', { skip: s
     const fresh = (await agent.fetchJwtSvid({ audience: authz.issuer })).svid;
     assert.equal(kidOf(fresh), newKid);
     assert.equal((await authz.token(fresh)).status, 200);
+    // The set changed with prepare and with revoke, never with activate or taint.
+    await waitFor('the revoked set on the watching stream', () => keySets.at(-1) === newKid);
+    const changes = keySets.filter((set, i) => set !== keySets[i - 1]);
+    assert.deepEqual(changes, [oldKid, [oldKid, newKid].sort().join(','), newKid]);
   });
 });
