@@ -60,11 +60,12 @@ export function deploymentBlock(deployment: Deployment, startupMs: number, layou
   return `${heading}\n${lines.join('\n')}\n  ${style.dim(vaults)}\n  ${style.dim(files)}\n`;
 }
 
-/** Servers that ended while the demo ran (none should), with the end of their stderr. */
+/** Servers that ended while the demo ran (none should), with the end of their stderr (SPIRE's log is on stdout). */
 export function crashReport(ended: readonly RunningChild[], { style }: Layout): string {
   return ended
     .map((server) => {
-      const tail = server.output.stderr.trim().split('\n').slice(-5).join('\n    ');
+      const { stdout, stderr } = server.output;
+      const tail = (stderr.trim() === '' ? stdout : stderr).trim().split('\n').slice(-5).join('\n    ');
       return style.red(`\n${server.name} exited (${server.endedWith}) during the run:\n    ${tail}\n`);
     })
     .join('');

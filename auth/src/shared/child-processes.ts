@@ -144,3 +144,9 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
 function keepTail(text: string): string {
   return text.length <= KEPT_OUTPUT_CHARS ? text : text.slice(text.length - KEPT_OUTPUT_CHARS);
 }
+
+/** The last lines of a child's output, indented after a colon, for the end of an error message. */
+export function outputTail(text: string, lines = 5): string {
+  const last = text.trim().split('\n').filter(Boolean).slice(-lines);
+  return last.length === 0 ? '' : `:\n    ${last.join('\n    ')}`;
+}

@@ -116,5 +116,14 @@ describe('demo report', () => {
       '\nnotes-b exited (1) during the run:\n    a\n    notes-server: boom\n',
     );
     assert.equal(crashReport([], layout(false)), '');
+    const spireAgent = {
+      ...ended,
+      name: 'spire-agent (shared)',
+      output: { stdout: 'level=error msg="x"\n', stderr: '' },
+    };
+    assert.equal(
+      crashReport([spireAgent], layout(false)),
+      '\nspire-agent (shared) exited (1) during the run:\n    level=error msg="x"\n',
+    );
   });
 });

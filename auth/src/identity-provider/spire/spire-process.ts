@@ -1,4 +1,5 @@
 import type { ChildProcesses, ChildStartOptions, RunningChild } from '../../shared/child-processes.js';
+import { outputTail } from '../../shared/child-processes.js';
 
 /** Ours: a SPIRE CLI call answers within a second; this only catches one that hangs. */
 const COMMAND_TIMEOUT_MS = 30_000;
@@ -45,7 +46,7 @@ export async function commandOutput(
 ): Promise<string> {
   const result = await runCommand(children, name, command, args);
   if (result.code !== 0) {
-    throw new SpireDeploymentError(`${name} failed (exit ${result.code})${tail(result.stderr || result.stdout)}`);
+    throw new SpireDeploymentError(`${name} failed (exit ${result.code})${outputTail(result.stderr || result.stdout)}`);
   }
   return result.stdout;
 }
@@ -64,21 +65,17 @@ export async function waitUntil(
   for (;;) {
     if (daemon.endedWith !== undefined) {
       throw new SpireDeploymentError(
-        `${daemon.name} exited (${daemon.endedWith}) before ${what}${tail(logOf(daemon))}`,
+        `${daemon.name} exited (${daemon.endedWith}) before ${what}${outputTail(logOf(daemon))}`,
       );
     }
     if (await check()) return;
     if (Date.now() > deadline) {
-      throw new SpireDeploymentError(`timed out after ${timeoutMs / 1000} s waiting for ${what}${tail(logOf(daemon))}`);
+      throw new SpireDeploymentError(
+        `timed out after ${timeoutMs / 1000} s waiting for ${what}${outputTail(logOf(daemon))}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
   }
-}
-
-/** The last lines of a log, indented, for an error message. */
-export function tail(log: string, lines = 5): string {
-  const last = log.trim().split('\n').filter(Boolean).slice(-lines);
-  return last.length === 0 ? '' : `:\n    ${last.join('\n    ')}`;
 }
 
 /** What a daemon wrote: SPIRE logs to stdout; a crash ends on stderr. */
