@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +6,7 @@ import type { TestContext } from 'node:test';
 import { describe, it } from 'node:test';
 import { assertOptionsDocumented, descendants, runInGroup, spawnNode, waitFor } from '@notegate/kit/testing';
 import { MAIN, runNotegate } from '../support/cli-process.js';
+import { alive, processesMentioning } from '../support/process-checks.js';
 
 /** The process checks walk /proc. */
 const PROC = { skip: process.platform !== 'linux' && 'reads /proc' };
@@ -22,29 +22,6 @@ function startDemo(t: TestContext, tmp: string, ...args: string[]) {
   // A model cache that does not exist: the demo of a fresh machine, with a lexical-only index.
   const env = { ...process.env, TMPDIR: tmp, NO_COLOR: '', NOTEGATE_MODEL_CACHE: join(tmp, 'no-model-cache') };
   return spawnNode(t, [MAIN, 'demo', ...args], env);
-}
-
-/** Processes whose command line mentions `text` (the demo's children all name its folder). */
-function processesMentioning(text: string): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        return readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('notegate demo (a child process, the whole deployment on loopback)', () => {

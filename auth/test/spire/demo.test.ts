@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +8,7 @@ import { spawnNode, waitFor } from '@notegate/kit/testing';
 import { spireLayoutTargets } from '../../src/demo/spire-identity.js';
 import { decideSpireLayout } from '../../src/identity-provider/spire/layout.js';
 import { MAIN } from '../support/cli-process.js';
+import { processesMentioning } from '../support/process-checks.js';
 import { spireForTests } from '../support/spire.js';
 
 const spire = await spireForTests();
@@ -27,20 +27,6 @@ async function demoTmp(t: TestContext): Promise<string> {
 function startDemo(t: TestContext, tmp: string, ...args: string[]) {
   const env = { ...process.env, TMPDIR: tmp, NO_COLOR: '', NOTEGATE_MODEL_CACHE: join(tmp, 'no-model-cache') };
   return spawnNode(t, [MAIN, 'demo', '--identity', 'spire', '--no-color', ...args], env);
-}
-
-/** Processes whose command line mentions `text` (the demo's children, SPIRE's included, all name its folders). */
-function processesMentioning(text: string): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        return readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
 }
 
 describe('SPIRE: notegate demo --identity spire (child processes, real SPIRE 1.15.3)', { skip: spire.skip }, () => {

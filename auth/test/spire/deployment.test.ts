@@ -9,6 +9,7 @@ import type { SpireDeployment } from '../../src/identity-provider/spire/spire-de
 import { verifyJwtSvid } from '../../src/spiffe/svid/verify-jwt-svid.js';
 import type { WorkloadApiClient } from '../../src/spiffe/workload-api/client.js';
 import { Cleanups } from '../support/cleanups.js';
+import { alive } from '../support/process-checks.js';
 import { fastClient, streamedBundles } from '../support/provider-fixtures.js';
 import { kidOf, SPIRE_WORKLOADS, socketOf, spireClient, spireForTests, startSpire } from '../support/spire.js';
 
@@ -26,15 +27,6 @@ function firstBundles(client: WorkloadApiClient): Promise<Map<string, unknown>> 
       onEnd: reject,
     });
   });
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Prints the SPIFFE ID a fresh process gets from `socket` as whatever user it runs as (or the gRPC status name). */
