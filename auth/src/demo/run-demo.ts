@@ -109,7 +109,7 @@ export async function runDemo(options: DemoOptions, io: CommandIo, signal: Abort
     signal.removeEventListener('abort', stopChildren);
     await session.close();
     io.stdout(
-      `${style.dim(`Stopped every process and removed ${session.dir} (${seconds(Date.now() - startedMs)}).`)}\n`,
+      `${style.dim(`Stopped every process and removed ${session.folders.join(' and ')} (${seconds(Date.now() - startedMs)}).`)}\n`,
     );
   }
 }

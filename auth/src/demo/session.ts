@@ -22,6 +22,11 @@ export class DemoSession {
     process.on('exit', this.#lastResort);
   }
 
+  /** The temporary folders made so far, the private one first. */
+  get folders(): readonly string[] {
+    return this.#folders;
+  }
+
   static async open(): Promise<DemoSession> {
     return new DemoSession(await mkdtemp(join(tmpdir(), 'notegate-demo-')));
   }

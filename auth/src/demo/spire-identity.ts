@@ -36,14 +36,28 @@ export async function startSpireIdentity(
     layout,
   });
   const workload = (name: WorkloadName) => spire.workload(name);
-  const agents =
+  const socket = workload('agent').workloadApi;
+  const agentRow: readonly [string, string, string] =
     layout === 'uid'
-      ? `one agent; ${DEMO_WORKLOADS.map(({ name }) => `${name} uid ${workload(name).runAs?.uid}`).join(', ')}`
-      : `an agent per workload (${DEMO_WORKLOADS.map(({ name }) => name).join(', ')}), each its own socket`;
+      ? [
+          'SPIRE agent',
+          socket,
+          `one for all: ${DEMO_WORKLOADS.map(({ name }) => `${name} uid ${workload(name).runAs?.uid}`).join(', ')}`,
+        ]
+      : [
+          'SPIRE agents',
+          // unix://<dir>/agents/<name>/public/api.sock
+          socket.replace(/\/agents\/[^/]+\//, '/agents/<name>/'),
+          `one per workload (${DEMO_WORKLOADS.map(({ name }) => name).join(', ')}), a socket each`,
+        ];
   return {
     rows: [
-      [`SPIRE ${SPIRE_VERSION}`, `server ${spire.serverAddress}`, `trust domain ${TRUST_DOMAIN}, join-token agents`],
-      ['SPIRE agent', workload('agent').workloadApi, `${agents}; unix workload attestor`],
+      [
+        `SPIRE ${SPIRE_VERSION}`,
+        `server ${spire.serverAddress}`,
+        `trust domain ${TRUST_DOMAIN}, join-token agents, unix workload attestor`,
+      ],
+      agentRow,
     ],
     replayMode: 'allow-reuse-within-lifetime',
     svids: {

@@ -42,6 +42,8 @@ if ! command -v "$(GOTOOLCHAIN=local go env CC)" >/dev/null 2>&1; then
 fi
 
 mkdir -p "$bin"
+# GOBIN must be absolute, and the build runs from this script's folder.
+bin=$(cd "$bin" && pwd)
 say "building spire-server and spire-agent $VERSION with Go $go_version into $bin"
 cd "$here"
 # GOTOOLCHAIN=local: never fetch another Go. -mod=readonly: the pinned graph in go.mod/go.sum, as it is.
