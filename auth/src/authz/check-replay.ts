@@ -1,7 +1,7 @@
 import { describeThrown } from '@notegate/kit';
 import { tokenError } from '../errors/token-endpoint-errors.js';
 import type { SvidSubject } from '../spiffe/svid/subject.js';
-import { quoted } from './audit-detail.js';
+import { CACHING_SOURCE_ADVICE, quoted } from './audit-detail.js';
 import type { UnverifiedSvid } from './check-svid-algorithm.js';
 import type { SvidTimes } from './check-svid-claims.js';
 import { SVID_LEEWAY_S } from './check-svid-claims.js';
@@ -46,7 +46,12 @@ export async function checkReplay(
     return result.kind === 'first' ? 1 : result.kind === 'seen' ? result.uses : null;
   }
   if (result.kind === 'seen') {
-    throw tokenError('ERR_SVID_REPLAYED', `jti ${quoted(jti)} of ${subject.id} already used (use ${result.uses})`);
+    const times = result.uses === 2 ? 'twice' : `${result.uses} times`;
+    throw tokenError(
+      'ERR_SVID_REPLAYED',
+      `jti ${quoted(jti)} of ${subject.id} already used (use ${result.uses}): the same SVID was presented ${times}. ` +
+        `${CACHING_SOURCE_ADVICE}`,
+    );
   }
   if (result.kind === 'full') {
     throw tokenError('ERR_REPLAY_STORE_FULL', `${store.kind} replay store holds ${store.capacity} live entries`);

@@ -1,7 +1,7 @@
 import { tokenError } from '../errors/token-endpoint-errors.js';
 import { checkSvidExpiry } from '../spiffe/svid/claims.js';
 import { DEFAULT_SVID_LEEWAY_S } from '../spiffe/svid/verify-jwt-svid.js';
-import { quoted } from './audit-detail.js';
+import { CACHING_SOURCE_ADVICE, quoted } from './audit-detail.js';
 import { svidRefusal } from './svid-refusal.js';
 
 /** docs/protocol.md#limits: clock leeway on exp. */
@@ -25,7 +25,11 @@ export function checkSvidClaims(
   options: { readonly nowS: number; readonly jtiRequired: boolean },
 ): SvidTimes {
   for (const name of options.jtiRequired ? REQUIRED_CLAIMS_WITH_JTI : REQUIRED_CLAIMS) {
-    if (claims[name] === undefined) throw tokenError('ERR_SVID_CLAIM_MISSING', `${name} is missing`);
+    if (claims[name] === undefined) {
+      // SPIRE mints no jti unless the entry asks for one, and then caches the SVID anyway.
+      const advice = name === 'jti' ? ` (required in reject mode). ${CACHING_SOURCE_ADVICE}` : '';
+      throw tokenError('ERR_SVID_CLAIM_MISSING', `${name} is missing${advice}`);
+    }
   }
   const iat = numericDate(claims, 'iat');
   let exp: number;

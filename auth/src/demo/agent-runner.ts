@@ -1,6 +1,7 @@
-import type { ChildProcesses } from './child-processes.js';
+import type { ChildProcesses } from '../shared/child-processes.js';
 import type { WorkloadName } from './demo-config.js';
 import type { Deployment } from './deployment.js';
+import { startNotegate } from './notegate-child.js';
 import type { AgentRun } from './scenario.js';
 
 /** Ours: far above one run (~0.3 s here); a hung agent is stopped and its scenario fails. */
@@ -36,10 +37,10 @@ export async function runAgent(
     '--timeout',
     AGENT_REQUEST_TIMEOUT_S,
     '--audit-log',
-    deployment.agentAuditLog,
+    deployment.agentAuditLog(request.caller),
   ];
   const startedMs = Date.now();
-  const child = children.start(`agent as ${request.caller}`, args);
+  const child = startNotegate(children, `agent as ${request.caller}`, args, deployment.identity.runAs(request.caller));
   const limit = setTimeout(() => void children.stop([child], 0), AGENT_RUN_LIMIT_MS);
   const code = await child.exited;
   clearTimeout(limit);

@@ -1,11 +1,15 @@
-import type { ChildOutput, RunningChild } from './child-processes.js';
+import type { ChildOutput, RunningChild } from '../shared/child-processes.js';
+import { outputTail } from '../shared/child-processes.js';
+
+/** Ours: how long a child may take to print its listening line (node start-up is ~0.3 s here). */
+export const START_TIMEOUT_MS = 15_000;
 
 /** A child that exited or stayed silent before it was ready; the message carries the end of its stderr. */
 export class ChildNotReadyError extends Error {
   constructor(child: RunningChild, exitCode: number | NodeJS.Signals | undefined, what: string) {
     const ending =
       exitCode === undefined ? `no ${what} within the time allowed` : `exited (${exitCode}) before ${what}`;
-    super(`${child.name}: ${ending}${stderrTail(child.output)}`);
+    super(`${child.name}: ${ending}${outputTail(child.output.stderr)}`);
     this.name = 'ChildNotReadyError';
   }
 }
@@ -46,9 +50,4 @@ export function untilOutput<T>(
 /** The URL of a server's `listening on <url>` line (docs/protocol.md#overview: exactly one such line on stdout). */
 export function listeningUrl(output: ChildOutput): string | undefined {
   return /^listening on (\S+)\n/m.exec(output.stdout)?.[1];
-}
-
-function stderrTail(output: ChildOutput): string {
-  const lines = output.stderr.trim().split('\n').filter(Boolean).slice(-5);
-  return lines.length === 0 ? '' : `:\n    ${lines.join('\n    ')}`;
 }

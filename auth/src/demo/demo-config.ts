@@ -1,20 +1,27 @@
 import { stringify } from 'yaml';
 
-/** The identities of the demo, each served on its own socket by the development identity provider. */
+/** The trust domain and identities of the demo. */
 export const TRUST_DOMAIN = 'example.org';
 export const AGENT_ID = `spiffe://${TRUST_DOMAIN}/agent`;
 export const READER_ID = `spiffe://${TRUST_DOMAIN}/reader`;
 const AUTHZ_ID = `spiffe://${TRUST_DOMAIN}/authz`;
 
-/** Workload name → SPIFFE ID; the name is also the socket's file name (`<name>.sock`). */
-const WORKLOADS = { agent: AGENT_ID, reader: READER_ID, authz: AUTHZ_ID } as const;
-export type WorkloadName = keyof typeof WORKLOADS;
+/**
+ * The demo's workloads: the name is also the socket's file name (`<name>.sock`) of the development
+ * identity provider, and SPIRE's registration entries are made from the same list.
+ */
+export const DEMO_WORKLOADS = [
+  { name: 'agent', spiffeId: AGENT_ID },
+  { name: 'reader', spiffeId: READER_ID },
+  { name: 'authz', spiffeId: AUTHZ_ID },
+] as const;
+export type WorkloadName = (typeof DEMO_WORKLOADS)[number]['name'];
 
 /** `--workloads FILE` of `notegate identity-provider`. */
 export function workloadsYaml(): string {
   return stringify({
     trust_domain: TRUST_DOMAIN,
-    workloads: Object.entries(WORKLOADS).map(([name, spiffeId]) => ({ name, spiffe_id: spiffeId })),
+    workloads: DEMO_WORKLOADS.map(({ name, spiffeId }) => ({ name, spiffe_id: spiffeId })),
   });
 }
 

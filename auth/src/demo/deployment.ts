@@ -1,27 +1,21 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { reservePort } from '@notegate/kit/http';
 import { JWKS_PATH } from '../authz/metadata.js';
+import type { ChildProcesses, RunningChild } from '../shared/child-processes.js';
 import { AuditTrail } from './audit-trail.js';
-import type { ChildProcesses, RunningChild } from './child-processes.js';
-import { ChildNotReadyError, listeningUrl, untilOutput } from './child-readiness.js';
+import { ChildNotReadyError, listeningUrl, START_TIMEOUT_MS, untilOutput } from './child-readiness.js';
 import type { WorkloadName } from './demo-config.js';
-import { policyYaml, workloadsYaml } from './demo-config.js';
+import { policyYaml } from './demo-config.js';
 import { type DemoVaults, prepareDemoVaults } from './demo-vaults.js';
-import { SvidCount } from './svid-count.js';
+import type { DemoIdentity, SvidCounter } from './identity.js';
+import { startNotegate } from './notegate-child.js';
 import { UntrustedIssuer } from './untrusted-issuer.js';
 
-/** Ours: how long a child may take to print its listening line (node start-up is ~0.3 s here). */
-const START_TIMEOUT_MS = 15_000;
 /** Ours: a reserved port taken by someone else before the child bound it: try again with new ones. */
 const START_ATTEMPTS = 3;
-
-/**
- * Replay mode of the demo's authz: `reject`, the default. The development identity provider
- * signs a fresh SVID with a new jti on every FetchJWTSVID, so one-time use holds here; the SPIRE
- * deployment (deploy/spire) needs allow-reuse-within-lifetime because the SPIRE agent caches SVIDs.
- */
-export const DEMO_REPLAY_MODE = 'reject';
+/** The callers `notegate agent` runs as; each writes its own audit file (`<name>.log`). */
+const CALLERS: readonly WorkloadName[] = ['agent', 'reader'];
 
 export interface NotesServerInfo {
   readonly name: string;
@@ -34,8 +28,9 @@ export interface NotesServerInfo {
 /** Everything running, with the addresses and files the scenarios and the hand-call lines need. */
 export interface Deployment {
   readonly dir: string;
-  readonly socketDir: string;
   readonly issuer: string;
+  /** Where the workloads get their SVIDs, and how they are started. */
+  readonly identity: DemoIdentity;
   /** The vaults config of the notes servers and the model of its index. */
   readonly vaults: DemoVaults;
   readonly notesA: NotesServerInfo;
@@ -45,76 +40,68 @@ export interface Deployment {
   /** authz's GET /metrics on loopback. */
   readonly authzMetricsUrl: string;
   readonly untrusted: UntrustedIssuer;
-  readonly svids: SvidCount;
+  readonly svids: SvidCounter;
   readonly audit: AuditTrail;
   readonly auditDir: string;
-  /** The agent's own audit file (issuer_trusted / issuer_refused), passed to every agent run. */
-  readonly agentAuditLog: string;
-  /** The long-running processes: the identity provider, authz and the notes servers. */
+  /** The long-running processes: the identity source's, authz and the notes servers. */
   readonly servers: readonly RunningChild[];
-  /** `unix:///…/<name>.sock`: the Workload API as that workload. */
+  /** `unix:///…`: the Workload API as that workload. */
   workloadApi(name: WorkloadName): string;
+  /** The audit file of `notegate agent` run as `caller` (issuer_trusted / issuer_refused). */
+  agentAuditLog(caller: WorkloadName): string;
 }
 
 /**
- * Starts the whole deployment as child processes on loopback, in `dir`: the development identity
- * provider (agent, reader and authz sockets), authz over the provider's Workload API, notes-a and
- * notes-b trusting authz, and notes-c trusting an issuer that the agent does not. `onClose` receives
- * what the caller must close besides the children.
+ * Starts the rest of the deployment around `identity`, as child processes on loopback, in `dir`:
+ * authz reading JWT bundles from the identity source's Workload API, notes-a and notes-b trusting
+ * authz, and notes-c trusting an issuer that the agent does not. `onClose` receives what the
+ * caller must close besides the children.
  */
 export async function startDeployment(
   children: ChildProcesses,
   dir: string,
+  identity: DemoIdentity,
   onClose: (close: () => Promise<void>) => void,
 ): Promise<Deployment> {
-  const socketDir = join(dir, 'sockets');
-  const auditDir = join(dir, 'audit');
-  await mkdir(auditDir, { recursive: true });
-  const workloadsFile = join(dir, 'workloads.yaml');
-  await writeFile(workloadsFile, workloadsYaml(), { mode: 0o600 });
-
-  const provider = children.start('identity-provider', [
-    'identity-provider',
-    '--workloads',
-    workloadsFile,
-    '--socket-dir',
-    socketDir,
-    '--log-svids',
-  ]);
-  const svids = new SvidCount(provider);
   const untrusted = await UntrustedIssuer.start();
   onClose(() => untrusted.close());
-  await untilOutput(provider, 'its listening line', listeningUrl, START_TIMEOUT_MS);
+  const auditDir = join(identity.workloadDir, 'audit');
+  await mkdir(auditDir, { recursive: true, mode: 0o700 });
+  // Workloads of other users open their own files here; they may enter, not list.
+  if (identity.workloadDir !== dir) await chmod(auditDir, 0o711);
+  const agentAuditLog = (caller: WorkloadName) => join(auditDir, `${caller}.log`);
+  for (const caller of CALLERS) await identity.prepareFile(agentAuditLog(caller), caller);
 
   const vaults = await prepareDemoVaults(dir, ['notes-a', 'notes-b', 'notes-c']);
-  const workloadApi = (name: WorkloadName) => `unix://${join(socketDir, `${name}.sock`)}`;
   const { children: started, ...servers } = await startServers(children, {
     dir,
     auditDir,
-    workloadApi,
+    identity,
     untrusted,
     vaults,
   });
-  const auditFiles = ['agent', 'authz', 'notes-a', 'notes-b', 'notes-c'].map((name) => join(auditDir, `${name}.log`));
+  const auditFiles = [...CALLERS, 'authz', 'notes-a', 'notes-b', 'notes-c'].map((name) =>
+    join(auditDir, `${name}.log`),
+  );
   return {
     dir,
-    socketDir,
+    identity,
     vaults,
     ...servers,
     untrusted,
-    svids,
+    svids: identity.svids,
     audit: new AuditTrail(auditFiles),
     auditDir,
-    agentAuditLog: join(auditDir, 'agent.log'),
-    servers: [provider, ...started],
-    workloadApi,
+    servers: [...identity.daemons, ...started],
+    workloadApi: (name) => identity.workloadApi(name),
+    agentAuditLog,
   };
 }
 
 interface ServerPlan {
   readonly dir: string;
   readonly auditDir: string;
-  readonly workloadApi: (name: WorkloadName) => string;
+  readonly identity: DemoIdentity;
   readonly untrusted: UntrustedIssuer;
   readonly vaults: DemoVaults;
 }
@@ -134,6 +121,7 @@ async function startServers(children: ChildProcesses, plan: ServerPlan) {
 }
 
 async function startServersOnce(children: ChildProcesses, plan: ServerPlan, started: RunningChild[]) {
+  const { identity } = plan;
   const [authzPort, portA, portB, portC, ...metricsPorts] = await distinctPorts(8);
   const issuer = `http://127.0.0.1:${authzPort}`;
   const resourceOf = (port: number | undefined) => `http://127.0.0.1:${port}/mcp`;
@@ -147,27 +135,35 @@ async function startServersOnce(children: ChildProcesses, plan: ServerPlan, star
     metricsUrl: metricsOf(3),
   };
   const authzMetricsUrl = metricsOf(0);
-  const policyFile = join(plan.dir, 'policy.yaml');
-  await writeFile(policyFile, policyYaml({ notesA: notesA.resource, notesB: notesB.resource }), { mode: 0o600 });
+  // authz opens its policy (for these ports) and its audit file itself, perhaps as a user of its own.
+  const policyFile = join(identity.workloadDir, 'policy.yaml');
+  const authzAudit = join(plan.auditDir, 'authz.log');
+  await identity.prepareFile(policyFile, 'authz', policyYaml({ notesA: notesA.resource, notesB: notesB.resource }));
+  await identity.prepareFile(authzAudit, 'authz');
 
-  const authz = children.start('authz', [
+  const authz = startNotegate(
+    children,
     'authz',
-    '--issuer',
-    issuer,
-    '--policy',
-    policyFile,
-    '--workload-api',
-    plan.workloadApi('authz'),
-    '--svid-replay',
-    DEMO_REPLAY_MODE,
-    '--audit-log',
-    join(plan.auditDir, 'authz.log'),
-    '--metrics-port',
-    new URL(authzMetricsUrl).port,
-  ]);
+    [
+      'authz',
+      '--issuer',
+      issuer,
+      '--policy',
+      policyFile,
+      '--workload-api',
+      identity.workloadApi('authz'),
+      '--svid-replay',
+      identity.replayMode,
+      '--audit-log',
+      authzAudit,
+      '--metrics-port',
+      new URL(authzMetricsUrl).port,
+    ],
+    identity.runAs('authz'),
+  );
   started.push(authz);
   const notes = [notesA, notesB, notesC].map((server) => {
-    const child = children.start(server.name, notesServerArgs(server, plan));
+    const child = startNotegate(children, server.name, notesServerArgs(server, plan));
     started.push(child);
     return expectListening(child, server.resource);
   });

@@ -1,5 +1,6 @@
 import { AGENT_ID, READER_ID } from './demo-config.js';
 import type { Deployment } from './deployment.js';
+import type { DemoIdentity } from './identity.js';
 import type { Layout } from './report.js';
 import { shellWords } from './shell-words.js';
 
@@ -8,29 +9,38 @@ import { shellWords } from './shell-words.js';
  * is given once through SPIFFE_ENDPOINT_SOCKET and once with --workload-api, to show both.
  */
 export function handCalls(deployment: Deployment, { style }: Layout): string {
-  const { issuer, notesA, notesB, notesC } = deployment;
+  const { issuer, notesA, notesB, notesC, identity } = deployment;
   const agentSocket = deployment.workloadApi('agent');
-  const agent = (resource: string, ...rest: string[]) =>
-    shellWords(['npx', 'notegate', 'agent', '--resource', resource, '--trusted-issuer', issuer, ...rest]);
-  const as = (name: 'agent' | 'reader') => ['--workload-api', deployment.workloadApi(name)];
+  const agent = (caller: Caller, resource: string, ...rest: string[]) =>
+    shellWords([
+      ...notegateAs(identity, caller),
+      'agent',
+      '--resource',
+      resource,
+      '--trusted-issuer',
+      issuer,
+      ...(caller === 'agent' ? [] : ['--workload-api', deployment.workloadApi(caller)]),
+      ...rest,
+    ]);
+  const asAgent = ['--workload-api', deployment.workloadApi('agent')];
   const blocks: [string, string][] = [
     [
       `as ${AGENT_ID} (SPIFFE_ENDPOINT_SOCKET names its Workload API): write a note on notes-a`,
-      `SPIFFE_ENDPOINT_SOCKET=${shellWords([agentSocket])} ${agent(notesA.resource, '--tool', 'notes.write', '--arguments', '{"title":"By hand","body":"Written from my shell"}')}`,
+      `SPIFFE_ENDPOINT_SOCKET=${shellWords([agentSocket])} ${agent('agent', notesA.resource, '--tool', 'notes.write', '--arguments', '{"title":"By hand","body":"Written from my shell"}')}`,
     ],
     [
       'the same with --workload-api: search notes-a',
-      agent(notesA.resource, ...as('agent'), '--tool', 'notes.search', '--arguments', '{"query":"hand"}'),
+      agent('agent', notesA.resource, ...asAgent, '--tool', 'notes.search', '--arguments', '{"query":"hand"}'),
     ],
     [
       `as ${READER_ID} (notes:read only): the tool list, then a refused write (exit 3)`,
-      agent(notesA.resource, ...as('reader'), '--scope', 'notes:read'),
+      agent('reader', notesA.resource, '--scope', 'notes:read'),
     ],
     [
       '',
       agent(
+        'reader',
         notesA.resource,
-        ...as('reader'),
         '--scope',
         'notes:read',
         '--tool',
@@ -41,9 +51,9 @@ export function handCalls(deployment: Deployment, { style }: Layout): string {
     ],
     [
       'the token for notes-a replayed against notes-b (401 invalid_token)',
-      agent(notesA.resource, ...as('agent'), '--steal-token', notesB.resource),
+      agent('agent', notesA.resource, ...asAgent, '--steal-token', notesB.resource),
     ],
-    ['notes-c advertises an untrusted issuer (issuer_refused, exit 3)', agent(notesC.resource, ...as('agent'))],
+    ['notes-c advertises an untrusted issuer (issuer_refused, exit 3)', agent('agent', notesC.resource, ...asAgent)],
     ['every decision, as it is written', `tail -f ${shellWords([deployment.auditDir])}/*.log`],
     [
       'Prometheus metrics (text format) of authz, notes-a, notes-b and notes-c, on loopback',
@@ -60,4 +70,15 @@ export function handCalls(deployment: Deployment, { style }: Layout): string {
     `\n${style.bold('The deployment stays up.')} Call it by hand from the repository folder (another terminal):\n\n` +
     `${lines.join('\n')}\n\n${style.dim('Ctrl-C stops everything and removes the temporary folder.')}\n`
   );
+}
+
+type Caller = 'agent' | 'reader';
+
+/**
+ * `npx notegate`, or, where the caller is a user of its own (SPIRE's uid layout), `setpriv … node
+ * auth/bin/notegate.js`: npx would reach for the demo user's npm cache as that user.
+ */
+function notegateAs(identity: DemoIdentity, caller: Caller): string[] {
+  const prefix = identity.handPrefix(caller);
+  return prefix.length === 0 ? ['npx', 'notegate'] : [...prefix, 'node', 'auth/bin/notegate.js'];
 }

@@ -1,5 +1,5 @@
+import type { RunningChild } from '../shared/child-processes.js';
 import type { AuditEntry } from './audit-trail.js';
-import type { RunningChild } from './child-processes.js';
 import type { Deployment } from './deployment.js';
 import type { Check, Scenario, ScenarioOutcome, StepReport } from './scenario.js';
 import { shellWords } from './shell-words.js';
@@ -35,11 +35,12 @@ export function banner({ style }: Layout): string {
   return `${style.bold('notegate demo')} ${style.dim('— workload identity for MCP tools, end to end')}\n\n`;
 }
 
-export function deploymentBlock(deployment: Deployment, replayMode: string, startupMs: number, layout: Layout): string {
+export function deploymentBlock(deployment: Deployment, startupMs: number, layout: Layout): string {
   const { style } = layout;
-  const rows: [string, string, string][] = [
-    ['identity provider', `unix://${deployment.socketDir}`, 'sockets for agent, reader, authz'],
-    ['authz', deployment.issuer, `JWT bundles from the Workload API, --svid-replay ${replayMode}`],
+  const { identity } = deployment;
+  const rows: (readonly [string, string, string])[] = [
+    ...identity.rows,
+    ['authz', deployment.issuer, `JWT bundles from the Workload API, --svid-replay ${identity.replayMode}`],
     ['notes-a', deployment.notesA.resource, 'trusts authz; agent may read+write, reader may read'],
     ['notes-b', deployment.notesB.resource, 'trusts authz; agent may read'],
     ['notes-c', deployment.notesC.resource, `trusts ${deployment.untrusted.issuer}, which the agent does not`],
@@ -52,14 +53,19 @@ export function deploymentBlock(deployment: Deployment, replayMode: string, star
       ? 'lexical-only index (no model in the cache): notes.search ranks by BM25'
       : `index with vectors of ${deployment.vaults.modelId}: notes.search is hybrid (BM25 + vectors)`;
   const vaults = `vaults: demo/vaults/handbook on every notes server, plus a notes vault of its own; ${search}`;
-  return `${heading}\n${lines.join('\n')}\n  ${style.dim(vaults)}\n  ${style.dim(`policy, sockets, vaults, index and audit logs in ${deployment.dir}`)}\n`;
+  const files =
+    identity.workloadDir === deployment.dir
+      ? `policy, sockets, vaults, index and audit logs in ${deployment.dir}`
+      : `vaults and index in ${deployment.dir}; SPIRE, policy and audit logs in ${identity.workloadDir}`;
+  return `${heading}\n${lines.join('\n')}\n  ${style.dim(vaults)}\n  ${style.dim(files)}\n`;
 }
 
-/** Servers that ended while the demo ran (none should), with the end of their stderr. */
+/** Servers that ended while the demo ran (none should), with the end of their stderr (SPIRE's log is on stdout). */
 export function crashReport(ended: readonly RunningChild[], { style }: Layout): string {
   return ended
     .map((server) => {
-      const tail = server.output.stderr.trim().split('\n').slice(-5).join('\n    ');
+      const { stdout, stderr } = server.output;
+      const tail = (stderr.trim() === '' ? stdout : stderr).trim().split('\n').slice(-5).join('\n    ');
       return style.red(`\n${server.name} exited (${server.endedWith}) during the run:\n    ${tail}\n`);
     })
     .join('');

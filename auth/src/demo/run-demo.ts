@@ -1,10 +1,16 @@
 import type { CommandIo } from '@notegate/kit/cli';
+import type { SpireLayout } from '../identity-provider/spire/layout.js';
+import type { SpireBinaries } from '../identity-provider/spire/spire-binaries.js';
+import { SPIRE_VERSION } from '../identity-provider/spire/spire-binaries.js';
+import { SpireDeploymentError } from '../identity-provider/spire/spire-process.js';
+import type { RunningChild } from '../shared/child-processes.js';
 import { DemoInterrupted, runAgent } from './agent-runner.js';
-import type { RunningChild } from './child-processes.js';
 import { ChildNotReadyError } from './child-readiness.js';
 import type { Deployment } from './deployment.js';
-import { DEMO_REPLAY_MODE, startDeployment } from './deployment.js';
+import { startDeployment } from './deployment.js';
+import { startDevelopmentIdentity } from './development-identity.js';
 import { handCalls } from './hand-calls.js';
+import type { DemoIdentity } from './identity.js';
 import type { Layout, ScenarioResult } from './report.js';
 import {
   banner,
@@ -22,13 +28,26 @@ import { insufficientScope } from './scenarios/insufficient-scope.js';
 import { stolenToken } from './scenarios/stolen-token.js';
 import { untrustedIssuer } from './scenarios/untrusted-issuer.js';
 import { DemoSession } from './session.js';
+import { startSpireIdentity } from './spire-identity.js';
 
 /** The four scenarios of docs/demo.md, in order (scenario 4 relies on the SVIDs the others minted). */
 export const SCENARIOS: readonly Scenario[] = [allowed, insufficientScope, stolenToken, untrustedIssuer];
 
+/** Where the workloads get their SVIDs (`--identity`), with what SPIRE needs when it is SPIRE. */
+export type IdentityChoice =
+  | { readonly name: 'development'; readonly spireFound: SpireBinaries | undefined }
+  | {
+      readonly name: 'spire';
+      readonly binaries: SpireBinaries;
+      readonly layout: SpireLayout;
+      /** Why that layout, for the report. */
+      readonly why: string;
+    };
+
 export interface DemoOptions {
   readonly keepRunning: boolean;
   readonly layout: Layout;
+  readonly identity: IdentityChoice;
 }
 
 /** 128 + the signal number, as a shell reports a process ended by it. */
@@ -45,15 +64,20 @@ export async function runDemo(options: DemoOptions, io: CommandIo, signal: Abort
   const { style } = layout;
   const startedMs = Date.now();
   io.stdout(banner(layout));
+  io.stdout(identityNote(options.identity, layout));
   const session = await DemoSession.open();
   // Unblocks whatever is waiting on a child: they all end, and the wait sees the signal.
   const stopChildren = () => void session.children.stopAll();
   signal.addEventListener('abort', stopChildren, { once: true });
   try {
     if (signal.aborted) throw new DemoInterrupted();
-    const deployment = await startDeployment(session.children, session.dir, (close) => session.onClose(close));
+    const identity = await startIdentity(options.identity, session);
     if (signal.aborted) throw new DemoInterrupted();
-    io.stdout(deploymentBlock(deployment, DEMO_REPLAY_MODE, Date.now() - startedMs, layout));
+    const deployment = await startDeployment(session.children, session.dir, identity, (close) =>
+      session.onClose(close),
+    );
+    if (signal.aborted) throw new DemoInterrupted();
+    io.stdout(deploymentBlock(deployment, Date.now() - startedMs, layout));
     const results: ScenarioResult[] = [];
     const reported = new Set<RunningChild>();
     for (const [index, scenario] of SCENARIOS.entries()) {
@@ -76,7 +100,7 @@ export async function runDemo(options: DemoOptions, io: CommandIo, signal: Abort
       io.stderr(`\nnotegate demo: interrupted (${String(signal.reason)}); stopping everything.\n`);
       return SIGNAL_EXIT[String(signal.reason)] ?? 1;
     }
-    if (err instanceof ChildNotReadyError) {
+    if (err instanceof ChildNotReadyError || err instanceof SpireDeploymentError) {
       io.stderr(`notegate demo: the deployment did not start: ${err.message}\n`);
       return 1;
     }
@@ -85,7 +109,7 @@ export async function runDemo(options: DemoOptions, io: CommandIo, signal: Abort
     signal.removeEventListener('abort', stopChildren);
     await session.close();
     io.stdout(
-      `${style.dim(`Stopped every process and removed ${session.dir} (${seconds(Date.now() - startedMs)}).`)}\n`,
+      `${style.dim(`Stopped every process and removed ${session.folders.join(' and ')} (${seconds(Date.now() - startedMs)}).`)}\n`,
     );
   }
 }
@@ -111,4 +135,23 @@ async function runScenario(
 function untilAborted(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+function startIdentity(choice: IdentityChoice, session: DemoSession): Promise<DemoIdentity> {
+  if (choice.name === 'development') return startDevelopmentIdentity(session.children, session.dir);
+  return session
+    .workloadFolder()
+    .then((folder) => startSpireIdentity(session.children, folder, choice.binaries, choice.layout));
+}
+
+/** The first lines under the banner: which identity source runs, and how to run the other. */
+export function identityNote(choice: IdentityChoice, { style }: Layout): string {
+  const spire = `SPIRE ${SPIRE_VERSION}`;
+  if (choice.name === 'spire') {
+    return style.dim(`On ${spire} (${choice.binaries.dir}), ${choice.layout} layout: ${choice.why}.\n\n`);
+  }
+  const how = choice.spireFound
+    ? `${spire} is built (${choice.spireFound.dir}): \`npm run demo -- --identity spire\` runs these scenarios on it.`
+    : `To run these scenarios on ${spire}: \`npm run spire:build\` (needs Go), then \`npm run demo -- --identity spire\`.`;
+  return style.dim(`On the development identity provider. ${how}\n\n`);
 }

@@ -1,6 +1,7 @@
 import type { AuditEntry } from './audit-trail.js';
 import type { WorkloadName } from './demo-config.js';
 import type { NotesServerInfo } from './deployment.js';
+import type { SvidCounter } from './identity.js';
 
 /** One `notegate agent` process the demo ran, and how it ended. */
 export interface AgentRun {
@@ -37,7 +38,7 @@ export interface ScenarioDeployment {
   readonly notesB: NotesServerInfo;
   readonly notesC: NotesServerInfo;
   readonly untrusted: { readonly issuer: string; readonly requests: readonly string[] };
-  readonly svids: { readonly count: number };
+  readonly svids: SvidCounter;
 }
 
 /** What a scenario may use: the deployment, agent runs, and the audit lines written since it began. */

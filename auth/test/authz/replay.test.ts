@@ -31,6 +31,27 @@ describe('replay, reject mode (default)', () => {
     assert.equal(line.svid_jti, 'once-only');
   });
 
+  it('tells the operator that the same SVID was presented twice and which mode suits a caching source', async (t) => {
+    const h = await startHarness(t);
+    const form = h.form(await h.svid({ jti: 'cached' }));
+    assert.equal((await h.post(form)).status, 200);
+    assert.equal((await h.post(form)).status, 401);
+    const reason = String(h.lastAudit().reason);
+    assert.match(reason, /the same SVID was presented twice\./);
+    assert.match(reason, /caches SVIDs \(a SPIRE agent does\) needs --svid-replay allow-reuse-within-lifetime/);
+    assert.equal((await h.post(form)).status, 401);
+    assert.match(String(h.lastAudit().reason), /\(use 3\): the same SVID was presented 3 times\./);
+  });
+
+  it('says why a jti is needed when an SVID without one meets reject mode (SPIRE mints none by default)', async (t) => {
+    const h = await startHarness(t);
+    assert.equal((await h.post(h.form(await h.svid({ jti: undefined })))).status, 401);
+    assert.match(
+      String(h.lastAudit().reason),
+      /jti is missing \(required in reject mode\)\. .* needs --svid-replay allow-reuse-within-lifetime\)$/,
+    );
+  });
+
   it('records only assertions that passed signature, audience and lifetime checks', async (t) => {
     const h = await startHarness(t);
     const forged = await signToken(

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +6,7 @@ import type { TestContext } from 'node:test';
 import { describe, it } from 'node:test';
 import { assertOptionsDocumented, descendants, runInGroup, spawnNode, waitFor } from '@notegate/kit/testing';
 import { MAIN, runNotegate } from '../support/cli-process.js';
+import { alive, processesMentioning } from '../support/process-checks.js';
 
 /** The process checks walk /proc. */
 const PROC = { skip: process.platform !== 'linux' && 'reads /proc' };
@@ -24,29 +24,6 @@ function startDemo(t: TestContext, tmp: string, ...args: string[]) {
   return spawnNode(t, [MAIN, 'demo', ...args], env);
 }
 
-/** Processes whose command line mentions `text` (the demo's children all name its folder). */
-function processesMentioning(text: string): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        return readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 describe('notegate demo (a child process, the whole deployment on loopback)', () => {
   it('runs the four scenarios, all PASS, exit 0, and leaves nothing behind', async (t) => {
     const tmp = await privateTmp(t);
@@ -58,6 +35,12 @@ describe('notegate demo (a child process, the whole deployment on loopback)', ()
     }
     assert.doesNotMatch(output.stdout, /FAIL/);
     assert.match(output.stdout, /All 4 scenarios behaved as expected\./);
+    // The first lines say which identity source runs, and how to run the scenarios on SPIRE.
+    assert.match(
+      output.stdout,
+      /^On the development identity provider\. (SPIRE 1\.15\.3 is built|To run these scenarios on SPIRE 1\.15\.3)/m,
+    );
+    assert.match(output.stdout, /--svid-replay reject/);
     // Scenario 1's grounded search: the handbook's note with its lines, beside the note just written.
     assert.match(output.stdout, /lexical-only index \(no model in the cache\)/);
     assert.match(output.stdout, /^ {6}handbook\/engineering\/key-rotation\.md:\d+-\d+ {1,2}\S/m);
@@ -145,9 +128,12 @@ describe('notegate demo (a child process, the whole deployment on loopback)', ()
   it('documents every option with its default under --help, and exits 2 on an unknown option', async () => {
     const help = await runNotegate(['demo', '--help']);
     assert.equal(help.code, 0);
-    assertOptionsDocumented(help.stdout, ['--keep-running', '--verbose', '--no-color']);
+    assertOptionsDocumented(help.stdout, ['--identity', '--spire-layout', '--keep-running', '--verbose', '--no-color']);
     const bad = await runNotegate(['demo', '--fast']);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /unknown option --fast/);
+    const identity = await runNotegate(['demo', '--identity', 'docker']);
+    assert.equal(identity.code, 2);
+    assert.match(identity.stderr, /--identity: 'docker' is not allowed \(allowed: development, spire\)/);
   });
 });

@@ -108,7 +108,7 @@ describe('demo report', () => {
       output: { stdout: 'listening on http://127.0.0.1:1/mcp\n', stderr: 'a\nnotes-server: boom\n' },
       exited: Promise.resolve(1),
       endedWith: 1,
-      onStderrLine: () => undefined,
+      onLine: () => undefined,
       onOutput: () => () => undefined,
     };
     assert.equal(
@@ -116,5 +116,14 @@ describe('demo report', () => {
       '\nnotes-b exited (1) during the run:\n    a\n    notes-server: boom\n',
     );
     assert.equal(crashReport([], layout(false)), '');
+    const spireAgent = {
+      ...ended,
+      name: 'spire-agent (shared)',
+      output: { stdout: 'level=error msg="x"\n', stderr: '' },
+    };
+    assert.equal(
+      crashReport([spireAgent], layout(false)),
+      '\nspire-agent (shared) exited (1) during the run:\n    level=error msg="x"\n',
+    );
   });
 });

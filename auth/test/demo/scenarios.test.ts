@@ -23,7 +23,7 @@ function deployment(overrides: Partial<ScenarioDeployment> = {}): ScenarioDeploy
     notesB: server('notes-b', 9002),
     notesC: { ...server('notes-c', 9003), issuer: 'http://127.0.0.1:9666' },
     untrusted: { issuer: 'http://127.0.0.1:9666', requests: [] },
-    svids: { count: 5 },
+    svids: { count: 5, label: 'identity provider, JWT-SVIDs minted' },
     ...overrides,
   };
 }
@@ -193,10 +193,11 @@ describe('demo scenario checks (fake agent runs)', () => {
           minted += 1;
           return minted;
         },
+        label: 'minted',
       },
     });
-    const noSvid = 'no JWT-SVID was fetched (the provider count did not move)';
+    const noSvid = 'no JWT-SVID was fetched (the count did not move)';
     assert.deepEqual(await refusedIn(minting), [noSvid]);
-    assert.deepEqual(await refusedIn(deployment({ svids: { count: 0 } })), [noSvid]);
+    assert.deepEqual(await refusedIn(deployment({ svids: { count: 0, label: 'minted' } })), [noSvid]);
   });
 });

@@ -5,10 +5,12 @@ import { closeServer, listen, reservePort } from '@notegate/kit/http';
 import { AuditLog } from '../../src/audit/audit-log.js';
 import type { RunningAuthz } from '../../src/authz/authz-server.js';
 import { startAuthz } from '../../src/authz/authz-server.js';
+import type { ReplayMode } from '../../src/authz/check-replay.js';
 import type { DevelopmentIdentityProvider } from '../../src/identity-provider/identity-provider.js';
 import { createNotesServer } from '../../src/mcp-server/notes-server.js';
 import { parsePolicy } from '../../src/policy/policy-file.js';
 import { fixedPolicy } from '../../src/policy/policy-source.js';
+import type { WorkloadApiBundleSource } from '../../src/spiffe/bundles/workload-api-bundle-source.js';
 import type { WorkloadApiClient } from '../../src/spiffe/workload-api/client.js';
 import type { Registrar } from './cleanups.js';
 import { CountingProxy } from './counting-proxy.js';
@@ -22,21 +24,27 @@ export interface StackNotesServer {
   readonly auditLines: string[];
 }
 
-/**
- * The whole deployment on loopback, as the demo runs it: the development identity provider (real unix
- * sockets), notegate authz reading JWT bundles from its Workload API, and notes servers (notes-a:
- * notes:read + notes:write for the agent; notes-b: notes:read; notes-c: notes:read, but it cannot fetch
- * its key set). The issuer URL is a counting proxy in
- * front of authz, so tests can prove the agent never reached it.
- */
-export interface AgentStack {
+/** The stack around the development identity provider (real unix sockets). */
+export interface AgentStack extends IdentityStack {
   readonly provider: DevelopmentIdentityProvider;
-  /** `unix:///…/agent.sock`: the agent's Workload API. */
+}
+
+/**
+ * The whole deployment on loopback, as the demo runs it, around an identity source (the development
+ * identity provider or SPIRE): notegate authz reading JWT bundles from its Workload API, and notes
+ * servers (notes-a: notes:read + notes:write for the agent; notes-b: notes:read; notes-c: notes:read,
+ * but it cannot fetch its key set). The issuer URL is a counting proxy in front of authz, so tests
+ * can prove the agent never reached it.
+ */
+export interface IdentityStack {
+  /** `unix:///…`: the agent's Workload API. */
   readonly workloadApi: string;
   /** The issuer (the counting proxy in front of authz). */
   readonly issuer: string;
   readonly issuerProxy: CountingProxy;
   readonly authz: RunningAuthz;
+  /** authz's JWT bundles, streamed from the identity source's Workload API. */
+  readonly bundles: WorkloadApiBundleSource;
   readonly authzAudit: string[];
   readonly notesA: StackNotesServer;
   readonly notesB: StackNotesServer;
@@ -68,8 +76,7 @@ export interface AgentStackOptions {
   readonly accessTokenLifetimeS?: number;
   /** The identity provider's clock: one in the past makes it mint SVIDs that are already expired. */
   readonly providerClock?: () => number;
-  /** How the spare resource is spelled, in the policy and to `startSpare` (default `http://127.0.0.1:<port>/mcp`). */
-  readonly spareSpelling?: (port: number) => string;
+  readonly spareSpelling?: IdentityStackOptions['spareSpelling'];
 }
 
 export async function startAgentStack(registrar: Registrar, options: AgentStackOptions = {}): Promise<AgentStack> {
@@ -79,7 +86,38 @@ export async function startAgentStack(registrar: Registrar, options: AgentStackO
     socketDir: join(dir, 'sockets'),
     ...(options.providerClock && { clock: options.providerClock }),
   });
-  const bundles = streamedBundles(registrar, fastClient(registrar, provider.socketPath('authz')));
+  const identity = { authzSocket: provider.socketPath('authz'), agentSocket: provider.socketPath('agent') };
+  const stack = await startIdentityStack(registrar, dir, identity, {
+    replayMode: 'reject',
+    ...(options.accessTokenLifetimeS !== undefined && { accessTokenLifetimeS: options.accessTokenLifetimeS }),
+    ...(options.spareSpelling && { spareSpelling: options.spareSpelling }),
+  });
+  return { ...stack, provider };
+}
+
+/** The Workload API sockets of the two workloads the stack needs. */
+export interface StackIdentity {
+  /** authz's: the JWT bundles stream. */
+  readonly authzSocket: string;
+  /** The agent's: its SVIDs. */
+  readonly agentSocket: string;
+}
+
+export interface IdentityStackOptions {
+  readonly replayMode: ReplayMode;
+  readonly accessTokenLifetimeS?: number;
+  /** How the spare resource is spelled, in the policy and to `startSpare` (default `http://127.0.0.1:<port>/mcp`). */
+  readonly spareSpelling?: (port: number) => string;
+}
+
+/** The stack in `dir` (removed by the caller) around the identity source behind `identity`'s sockets. */
+export async function startIdentityStack(
+  registrar: Registrar,
+  dir: string,
+  identity: StackIdentity,
+  options: IdentityStackOptions,
+): Promise<IdentityStack> {
+  const bundles = streamedBundles(registrar, fastClient(registrar, identity.authzSocket));
   await bundles.ready(5_000);
 
   const [portA, portB, portC, portD] = [
@@ -100,7 +138,7 @@ export async function startAgentStack(registrar: Registrar, options: AgentStackO
     issuer,
     policy: fixedPolicy(parsePolicy(policyYaml(resourceA, resourceB, resourceC, spare.resource), 'agent stack policy')),
     bundles,
-    replayMode: 'reject',
+    replayMode: options.replayMode,
     maxSvidLifetimeS: 300,
     host: '127.0.0.1',
     port: 0,
@@ -114,9 +152,9 @@ export async function startAgentStack(registrar: Registrar, options: AgentStackO
   const notesB = await startNotes(registrar, 'notes-b', resourceB, portB, issuer, jwksUri, dir);
   const missingKeys = new URL('/no-such-key-set.json', authz.url).href;
   const notesC = await startNotes(registrar, 'notes-c', resourceC, portC, issuer, missingKeys, dir);
-  const workloadApi = `unix://${provider.socketPath('agent')}`;
+  const workloadApi = `unix://${identity.agentSocket}`;
   return {
-    provider,
+    bundles,
     workloadApi,
     issuer,
     issuerProxy,
@@ -127,7 +165,7 @@ export async function startAgentStack(registrar: Registrar, options: AgentStackO
     notesC,
     spare,
     dir,
-    agentSvidSource: (r) => fastClient(r, provider.socketPath('agent')),
+    agentSvidSource: (r) => fastClient(r, identity.agentSocket),
     targetArgs: (resource, overrides = {}) => [
       '--resource',
       resource,

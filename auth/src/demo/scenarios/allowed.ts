@@ -25,7 +25,7 @@ export const allowed: Scenario = {
   expected:
     `${AGENT_ID} (granted notes:read notes:write on notes-a) writes a note with notes.write, then searches ` +
     "notes-a's vaults (the demo handbook and its own notes) with notes.search: grounded hits with file, lines and " +
-    'snippet, the note just written among them. Each call gets its own SVID and a token for notes-a only.',
+    'snippet, the note just written among them. Each call fetches an SVID for authz only and gets a token for notes-a only.',
   async run({ deployment, agent }) {
     const resource = deployment.notesA.resource;
     const write = await agent('agent', resource, ['--tool', 'notes.write', '--arguments', JSON.stringify(NOTE)]);

@@ -4,7 +4,7 @@ import type { Scenario } from '../scenario.js';
 /**
  * Scenario 4: notes-c advertises an authorization server that is not on the agent's allowlist. The
  * agent must refuse before it sends that server anything and before it fetches an SVID: the
- * untrusted listener counts the requests it receives, the identity provider the SVIDs it mints.
+ * untrusted listener counts the requests it receives, the identity source the SVIDs it hands out.
  */
 export const untrustedIssuer: Scenario = {
   title: 'Untrusted issuer',
@@ -32,7 +32,7 @@ export const untrustedIssuer: Scenario = {
           happened: [
             exitSummary(run),
             `untrusted issuer: ${received} request${received === 1 ? '' : 's'} received`,
-            `identity provider: ${mintedBefore} JWT-SVIDs minted before this run, ${mintedAfter} after`,
+            `${deployment.svids.label}: ${mintedBefore} before this run, ${mintedAfter} after`,
           ],
         },
       ],
@@ -44,7 +44,7 @@ export const untrustedIssuer: Scenario = {
         { label: 'no request reached the untrusted issuer (count 0)', pass: received === 0 },
         {
           // A count of 0 before would mean the count is not being read at all: then it proves nothing.
-          label: 'no JWT-SVID was fetched (the provider count did not move)',
+          label: 'no JWT-SVID was fetched (the count did not move)',
           pass: mintedBefore > 0 && mintedAfter === mintedBefore,
         },
         { label: 'the agent audited the refusal (deny, issuer_refused)', pass: audited },

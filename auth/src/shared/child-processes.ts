@@ -1,11 +1,7 @@
-import type { ChildProcess } from 'node:child_process';
+import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 
-/** The `notegate` entry point the demo starts its processes from (the same build as the demo itself). */
-const NOTEGATE_MAIN = fileURLToPath(new URL('../cli/main.js', import.meta.url));
-
-/** Ours: how much of each child's stdout/stderr is kept (the tail), so a long --keep-running stays bounded. */
+/** Ours: how much of each child's stdout/stderr is kept (the tail), so a long-running child stays bounded. */
 const KEPT_OUTPUT_CHARS = 256 * 1024;
 /** Ours: how long a child gets after SIGTERM to remove its sockets before SIGKILL. */
 const STOP_GRACE_MS = 3_000;
@@ -23,43 +19,65 @@ export interface RunningChild {
   readonly exited: Promise<number | NodeJS.Signals>;
   /** How it ended, once it has; undefined while it runs. */
   readonly endedWith: number | NodeJS.Signals | undefined;
-  /** Called with each complete stderr line as it arrives. */
-  onStderrLine(listener: (line: string) => void): void;
+  /** Called with each complete line of stdout or stderr as it arrives. */
+  onLine(listener: (line: string) => void): void;
   /** Called after every chunk of output until the returned function is called. */
   onOutput(listener: () => void): () => void;
 }
 
+/** How a child is started besides its command line: another user (root only), environment, folder. */
+export interface ChildStartOptions {
+  readonly uid?: number;
+  readonly gid?: number;
+  readonly env?: NodeJS.ProcessEnv;
+  readonly cwd?: string;
+}
+
 /**
- * Every process the demo starts. Each is a `notegate` child in a process group of its own (detached),
- * so a terminal's Ctrl-C reaches only the demo, which then stops them in order; stopping signals the
- * whole group, so nothing a child might start survives it.
+ * Starts a process that leads a process group of its own. Tests pass one that also registers the
+ * group with their cleanups, so a test that dies still takes its children with it.
+ */
+export type GroupSpawner = (command: string, args: readonly string[], options: SpawnOptions) => ChildProcess;
+
+const detachedSpawn: GroupSpawner = (command, args, options) => spawn(command, args, { ...options, detached: true });
+
+/**
+ * Every process a program starts, each in a process group of its own (detached), so a terminal's
+ * Ctrl-C reaches only the program, which then stops them in order; stopping signals the whole
+ * group, so nothing a child might start survives it.
  */
 export class ChildProcesses {
   readonly #running = new Map<ChildProcess, RunningChild>();
+  readonly #spawn: GroupSpawner;
 
-  /** Starts `notegate <args>` with its stdout/stderr collected. */
-  start(name: string, args: readonly string[]): RunningChild {
-    const child = spawn(process.execPath, [NOTEGATE_MAIN, ...args], {
+  constructor(spawnGroup: GroupSpawner = detachedSpawn) {
+    this.#spawn = spawnGroup;
+  }
+
+  /** Starts `command args` with its stdout/stderr collected (stdin closed). */
+  start(name: string, command: string, args: readonly string[], options: ChildStartOptions = {}): RunningChild {
+    const child = this.#spawn(command, args, {
       stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
+      ...(options.uid === undefined ? {} : { uid: options.uid }),
+      ...(options.gid === undefined ? {} : { gid: options.gid }),
+      ...(options.env === undefined ? {} : { env: options.env }),
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     });
     const pid = child.pid;
     if (pid === undefined) throw new Error(`cannot start ${name}: no process id`);
     const output: ChildOutput = { stdout: '', stderr: '' };
     const lineListeners: ((line: string) => void)[] = [];
     const outputListeners = new Set<() => void>();
-    let partial = '';
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-      output.stdout = keepTail(output.stdout + chunk);
-      for (const listener of outputListeners) listener();
-    });
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-      output.stderr = keepTail(output.stderr + chunk);
-      const lines = (partial + chunk).split('\n');
-      partial = lines.pop() ?? '';
-      for (const line of lines) for (const listener of lineListeners) listener(line);
-      for (const listener of outputListeners) listener();
-    });
+    for (const stream of ['stdout', 'stderr'] as const) {
+      let partial = '';
+      child[stream]?.setEncoding('utf8').on('data', (chunk: string) => {
+        output[stream] = keepTail(output[stream] + chunk);
+        const lines = (partial + chunk).split('\n');
+        partial = lines.pop() ?? '';
+        for (const line of lines) for (const listener of lineListeners) listener(line);
+        for (const listener of outputListeners) listener();
+      });
+    }
     let endedWith: number | NodeJS.Signals | undefined;
     const exited = new Promise<number | NodeJS.Signals>((resolve) => {
       // 'close' (not 'exit'): resolves after the pipes are drained, so the output is complete.
@@ -77,7 +95,7 @@ export class ChildProcesses {
       get endedWith() {
         return endedWith;
       },
-      onStderrLine: (listener) => lineListeners.push(listener),
+      onLine: (listener) => lineListeners.push(listener),
       onOutput: (listener) => {
         outputListeners.add(listener);
         return () => outputListeners.delete(listener);
@@ -87,7 +105,6 @@ export class ChildProcesses {
     return running;
   }
 
-  /** Process ids still running (for the exit-time safety net and for tests). */
   /** SIGTERM to every group (servers remove their sockets), then SIGKILL to those still up after the grace. */
   stopAll(): Promise<void> {
     return this.stop([...this.#running.values()]);
@@ -126,4 +143,10 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
 
 function keepTail(text: string): string {
   return text.length <= KEPT_OUTPUT_CHARS ? text : text.slice(text.length - KEPT_OUTPUT_CHARS);
+}
+
+/** The last lines of a child's output, indented after a colon, for the end of an error message. */
+export function outputTail(text: string, lines = 5): string {
+  const last = text.trim().split('\n').filter(Boolean).slice(-lines);
+  return last.length === 0 ? '' : `:\n    ${last.join('\n    ')}`;
 }
