@@ -146,11 +146,10 @@ async function main(): Promise<void> {
     try {
       const file = path.join(dir, 'index.sqlite');
       const buildMs = buildIndex(file, size, corpus, random, centres);
-      const snapshot = await IndexSnapshot.open(file, MODEL, Date.now);
-      await snapshot.wordIndexSettled();
-      const sqlite = await IndexSnapshot.open(file, MODEL, Date.now, undefined, { memoryWords: false });
+      const snapshot = await IndexSnapshot.open(file, { model: MODEL });
+      const sqlite = await IndexSnapshot.open(file, { model: MODEL, memoryWords: false });
       console.log(
-        `${size} chunks: built in ${(buildMs / 1000).toFixed(1)} s, loaded in ${snapshot.loadDurationMs} ms, backend ${snapshot.vectors.backend}`,
+        `${size} chunks: built in ${(buildMs / 1000).toFixed(1)} s, loaded in ${snapshot.loadDurationMs} ms, backend ${snapshot.vectorBackend}`,
       );
       console.log(`  ${describeWordIndex(snapshot)}`);
       const all = ['big', 'mid', 'small'];
@@ -220,7 +219,7 @@ async function main(): Promise<void> {
       });
       const claims = texts.flatMap((_, i) => (i % 2 === 0 ? [i] : []));
       const words = texts.flatMap((_, i) => (i % 2 === 1 ? [i] : []));
-      const matrix = snapshot.vectors.matrix;
+      const matrix = snapshot.segments.stateAt(0).segment.matrix;
       const plain = exactScan(matrix);
       const everyRow = rangesFor(matrix, all, undefined);
       measure(
@@ -275,18 +274,20 @@ async function main(): Promise<void> {
  * arrays exactly, term strings estimated as V8 stores them (a header, then one or two bytes a character).
  */
 function describeWordIndex(snapshot: IndexSnapshot): string {
-  const state = snapshot.wordIndex;
-  if (state.kind !== 'ready')
-    return `word index ${state.kind}${state.kind === 'unavailable' ? `: ${state.reason}` : ''}`;
-  const { postings } = state.words;
+  const { load } = snapshot;
+  const state = load.kind === 'whole' ? load.wordIndex : undefined;
+  const postings = snapshot.segments.stateAt(0).segment.words;
+  if (state?.kind !== 'ready' || postings === undefined) {
+    return `no word index${state?.kind === 'unavailable' ? `: ${state.reason}` : ''}`;
+  }
   const stringBytes = postings.terms.reduce(
     (sum, term) => sum + 16 + (/^[\0-\xff]*$/.test(term) ? 1 : 2) * term.length,
     0,
   );
   return [
-    `word index built in ${(state.buildMs / 1000).toFixed(1)} s (worker thread, checked against SQLite):`,
+    `index loaded whole in ${(state.buildMs / 1000).toFixed(1)} s (worker thread; the word index checked against SQLite):`,
     `${postings.terms.length} terms (~${mib(stringBytes)}), ${postings.rows.length} postings, ${mib(postings.byteLength)} of typed arrays;`,
-    `the vectors: ${mib(snapshot.vectors.matrix.data.byteLength)} float32, loaded in ${snapshot.loadDurationMs} ms`,
+    `the vectors: ${mib(snapshot.segments.stateAt(0).segment.matrix.data.byteLength)} float32; snapshot ready in ${snapshot.loadDurationMs} ms`,
   ].join(' ');
 }
 
@@ -318,7 +319,6 @@ async function loadTest(
     });
     await index.start();
     await index.modelSettled();
-    await index.wordIndexSettled();
     const server = createSearchServer({
       index,
       indexPath: file,

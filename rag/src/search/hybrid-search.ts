@@ -1,8 +1,8 @@
 import { RagError } from '../errors/rag-error.js';
 import type { HitRow } from '../snapshot/hit-rows.js';
 import type { IndexSnapshot } from '../snapshot/index-snapshot.js';
+import type { ScoredRow } from '../vectors/top-k.js';
 import { dotRow } from '../vectors/vector-scan.js';
-import { denseLeg } from './dense-leg.js';
 import { type LexicalTier, lexicalLeg } from './lexical-leg.js';
 import { mmrOrder } from './mmr.js';
 import { DEFAULT_FUSION_WEIGHTS, type FusedCandidate, type FusionWeights, fuseRrf } from './rrf.js';
@@ -81,10 +81,11 @@ export function searchSnapshot(
   if (options.top > LEG_DEPTH) throw new RangeError(`top is at most ${LEG_DEPTH}`);
   if (needsVectors(options) && snapshot.meta.dimension === 0) throw noVectorsError(options);
   const filter = snapshot.filter(options.vaults, options.namespaces);
-  let dense: ReturnType<typeof denseLeg> = [];
+  let dense: ScoredRow[] = [];
   if (options.mode !== 'lexical') {
     if (!queryVector) throw new Error(`a ${options.mode} search needs the query vector`);
-    dense = denseLeg(snapshot.vectors, queryVector, LEG_DEPTH, filter.ranges);
+    // The dense leg: exact top-k by cosine among the rows the filter passes (docs/retrieval.md#dense-leg).
+    dense = snapshot.nearest(queryVector, LEG_DEPTH, filter);
   }
   const lexical =
     options.mode === 'dense'
@@ -111,12 +112,12 @@ export function searchSnapshot(
 /** MMR over the first LEG_DEPTH fused candidates, similarity from the stored chunk vectors (unit length: dot = cosine). */
 function diversify(snapshot: IndexSnapshot, pool: readonly FusedCandidate[], options: SearchOptions): FusedCandidate[] {
   const candidates = pool.slice(0, LEG_DEPTH);
-  const { data, dimension } = snapshot.vectors.matrix;
-  const rows = candidates.map((c) => snapshot.rowOf(c.chunkId));
-  const vectorOf = (i: number) => data.subarray((rows[i] ?? 0) * dimension, ((rows[i] ?? 0) + 1) * dimension);
+  const { dimension } = snapshot.meta;
+  const vectors = candidates.map((c) => snapshot.vectorOf(c.chunkId));
+  const vectorOf = (i: number) => vectors[i] ?? new Float32Array(dimension);
   const order = mmrOrder(
     candidates.map((c) => c.score),
-    (a, b) => dotRow(data, dimension, rows[a] ?? 0, vectorOf(b)),
+    (a, b) => dotRow(vectorOf(a), dimension, 0, vectorOf(b)),
     options.mmrLambda,
     options.top,
   );

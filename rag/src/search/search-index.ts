@@ -26,6 +26,7 @@ export interface SearchIndexOptions {
   readonly loadEmbedder?: (model: ModelSpec, cacheDir: string) => Promise<Embedder>;
   readonly onReload?: SnapshotSourceOptions['onReload'];
   readonly onWordIndex?: SnapshotSourceOptions['onWordIndex'];
+  readonly onMerge?: SnapshotSourceOptions['onMerge'];
   readonly clock?: () => number;
   /** Pause between reloads of a busy index (tests: none). */
   readonly reloadSpacing?: SnapshotSourceOptions['reloadSpacing'];
@@ -36,9 +37,9 @@ export interface SearchIndexOptions {
    */
   readonly loadModel?: 'at-start' | 'when-needed';
   /**
-   * Builds the in-memory word index in the background (default true): a
-   * server's lexical leg then ranks from memory; a one-shot search does not
-   * need it (docs/retrieval.md#snapshots).
+   * Keeps the word tier's postings in memory (default true): a server's
+   * lexical leg then ranks from memory; a one-shot search does not need them
+   * (docs/retrieval.md#snapshots).
    */
   readonly memoryWords?: boolean;
 }
@@ -66,6 +67,7 @@ export class SearchIndex {
       clock: options.clock,
       onReload: options.onReload,
       onWordIndex: options.onWordIndex,
+      onMerge: options.onMerge,
       reloadSpacing: options.reloadSpacing,
       memoryWords: options.memoryWords,
     });
@@ -90,12 +92,6 @@ export class SearchIndex {
   /** Resolves once the model has loaded or failed. */
   async modelSettled(): Promise<void> {
     await this.embedder?.settled();
-  }
-
-  /** Resolves once the current snapshot's word index is ready or known to be unavailable. */
-  async wordIndexSettled(): Promise<void> {
-    const state = this.snapshots.current;
-    if (state.kind === 'ready') await state.snapshot.wordIndexSettled();
   }
 
   /**

@@ -1,19 +1,13 @@
 import type Database from 'better-sqlite3';
 import { RagError } from '../errors/rag-error.js';
-import { lexicalIndexText } from '../lexical/index-text.js';
-import {
-  type IndexMeta,
-  META_KEYS,
-  newVectorsGeneration,
-  readIndexMeta,
-  readMetaValues,
-  writeMeta,
-} from './index-meta.js';
+import { pruneChangeLog } from './change-log.js';
+import { type IndexMeta, META_KEYS, readIndexMeta, readMetaValues, writeMeta } from './index-meta.js';
 import { openDatabase } from './open-database.js';
 import { type OpenIndexOptions, prepareSchema } from './prepare-schema.js';
 import { asRow, num, text } from './rows.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { encodeVector } from './vector-codec.js';
+import { wordTableColumns } from './word-table-text.js';
 
 /** What the index knows about one file. */
 export interface FileRow {
@@ -157,13 +151,10 @@ export class IndexStore {
           ).lastInsertRowid;
           this.insertWords?.run(
             chunkId,
-            lexicalIndexText(titleField),
-            lexicalIndexText(chunk.heading),
-            lexicalIndexText(chunk.text),
+            ...wordTableColumns('words+trigram', { title: titleField, heading: chunk.heading, body: chunk.text }),
           );
           if (dimension > 0) this.statements.insertVector.run(chunkId, encodeVector(chunk.vector));
         }
-        this.vectorsChanged();
       })
       .immediate();
   }
@@ -172,9 +163,8 @@ export class IndexStore {
     if (ids.length === 0) return;
     this.db
       .transaction(() => {
-        // Chunks and vectors go with the file (ON DELETE CASCADE), FTS rows with the chunks (trigger).
+        // Chunks and vectors go with the file (ON DELETE CASCADE), FTS rows and change log entries by trigger.
         for (const id of ids) this.statements.deleteFile.run(id);
-        this.vectorsChanged();
       })
       .immediate();
   }
@@ -188,12 +178,18 @@ export class IndexStore {
     this.db.transaction(() => writeMeta(this.db, values)).immediate();
   }
 
+  /** Records the finished run and prunes the change log (docs/retrieval.md#index-format), in one transaction. */
   finishRun(fingerprint: string, fingerprintInputs: string, atMs: number): void {
-    this.writeMeta({
-      [META_KEYS.fingerprint]: fingerprint,
-      [META_KEYS.fingerprintInputs]: fingerprintInputs,
-      [META_KEYS.lastIndexedAtMs]: atMs,
-    });
+    this.db
+      .transaction(() => {
+        writeMeta(this.db, {
+          [META_KEYS.fingerprint]: fingerprint,
+          [META_KEYS.fingerprintInputs]: fingerprintInputs,
+          [META_KEYS.lastIndexedAtMs]: atMs,
+        });
+        pruneChangeLog(this.db, () => Number(this.statements.chunkCount.pluck().get()));
+      })
+      .immediate();
   }
 
   close(): void {
@@ -217,17 +213,12 @@ export class IndexStore {
     const existing = this.statements.fileId.get(record.vault, record.path);
     if (existing !== undefined) {
       const id = num(asRow(existing), 'id');
-      // Vectors go with their chunks (ON DELETE CASCADE), FTS rows by trigger.
+      // Vectors go with their chunks (ON DELETE CASCADE), FTS rows and change log entries by trigger.
       this.statements.deleteChunksOfFile.run(id);
       this.statements.updateFile.run(...values, id);
       return id;
     }
     const inserted = this.statements.insertFile.run(record.vault, record.path, ...values);
     return Number(inserted.lastInsertRowid);
-  }
-
-  /** Inside every transaction that changes chunks or vectors: serve reloads its vectors only then. */
-  private vectorsChanged(): void {
-    this.statements.setVectorsGeneration.run(newVectorsGeneration());
   }
 }

@@ -1,9 +1,9 @@
 import type Database from 'better-sqlite3';
 import type { ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
-import { assertIndexMatches, META_KEYS, newVectorsGeneration, writeMeta } from './index-meta.js';
+import { assertIndexMatches, META_KEYS, newChangeLogId, writeMeta } from './index-meta.js';
 import { asRow, num } from './rows.js';
-import { createSchema, dropSchema, SCHEMA_VERSION } from './schema.js';
+import { createSchema, dropSchema, SCHEMA_VERSION, UPGRADABLE_VERSION, upgradeSchema } from './schema.js';
 import { VECTOR_FORMAT } from './vector-codec.js';
 
 export interface OpenIndexOptions {
@@ -18,8 +18,9 @@ export interface OpenIndexOptions {
 /**
  * Creates, checks or (with `rebuild`) recreates the schema; runs inside the
  * opener's `BEGIN IMMEDIATE` so that the version check and the DDL are one
- * step (docs/retrieval.md#index-format). Refuses a foreign database, another format
- * version, and an index built with another model or dimension.
+ * step (docs/retrieval.md#index-format). Upgrades format 2 in place; refuses a
+ * foreign database, another format version, and an index built with another
+ * model or dimension.
  */
 export function prepareSchema(db: Database.Database, file: string, options: OpenIndexOptions): void {
   const version = Number(db.pragma('user_version', { simple: true }));
@@ -39,15 +40,23 @@ export function prepareSchema(db: Database.Database, file: string, options: Open
     initialise(db, options);
     return;
   }
-  const meta = assertIndexMatches(
-    db,
-    file,
-    options.model,
-    "run 'notegate-rag index --rebuild' to rebuild it with the new model",
-  );
-  // An index from before the generation was recorded gets one now (its readers reload once more).
-  if (meta.vectorsGeneration === undefined) writeMeta(db, { [META_KEYS.vectorsGeneration]: newVectorsGeneration() });
+  if (version === UPGRADABLE_VERSION) upgrade(db);
+  assertIndexMatches(db, file, options.model, "run 'notegate-rag index --rebuild' to rebuild it with the new model");
 }
+
+/** Format 2 to 3: the change log, and the name that replaces format 2's vectors generation. */
+function upgrade(db: Database.Database): void {
+  upgradeSchema(db);
+  db.prepare('DELETE FROM meta WHERE key = ?').run(FORMAT_2_VECTORS_GENERATION);
+  writeMeta(db, {
+    [META_KEYS.schemaVersion]: SCHEMA_VERSION,
+    [META_KEYS.changeLogId]: newChangeLogId(),
+    [META_KEYS.changeLogPrunedThrough]: 0,
+  });
+}
+
+/** Format 2 told readers that chunks had changed by this meta value; the change log does it now. */
+const FORMAT_2_VECTORS_GENERATION = 'vectors_generation';
 
 function initialise(db: Database.Database, options: OpenIndexOptions): void {
   const layout = createSchema(db, options.lexicalLayout ?? 'auto');
@@ -58,6 +67,7 @@ function initialise(db: Database.Database, options: OpenIndexOptions): void {
     [META_KEYS.lexicalLayout]: layout,
     [META_KEYS.vectorFormat]: VECTOR_FORMAT,
     [META_KEYS.createdAtMs]: options.nowMs,
-    [META_KEYS.vectorsGeneration]: newVectorsGeneration(),
+    [META_KEYS.changeLogId]: newChangeLogId(),
+    [META_KEYS.changeLogPrunedThrough]: 0,
   });
 }

@@ -3,9 +3,12 @@ import type Database from 'better-sqlite3';
 /**
  * `PRAGMA user_version` of the index format this code writes and reads
  * (docs/retrieval.md#index-format). 2: the word table and the trigram table
- * replaced the single full-text table of 1.
+ * replaced the single full-text table of 1. 3: the change log of the chunks
+ * (an index of format 2 is upgraded in place by the next writer).
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
+/** The one older format a writer upgrades in place (`upgradeSchema`); older ones need `--rebuild`. */
+export const UPGRADABLE_VERSION = 2;
 
 /**
  * The full-text tables (docs/retrieval.md#lexical-leg). `words+trigram`: the
@@ -70,6 +73,26 @@ CREATE TABLE chunk_vectors (
 ) STRICT;
 `;
 
+/**
+ * The change log (docs/retrieval.md#index-format): every chunk added or
+ * removed, in commit order, written by triggers in the transaction that
+ * changes the chunk, so that every writer keeps it and a reader learns what
+ * changed between two states from the log alone. AUTOINCREMENT: a sequence
+ * number is never used twice, even after the newest entries are pruned.
+ */
+export const CHANGE_LOG = `
+CREATE TABLE chunk_changes (
+  seq      INTEGER PRIMARY KEY AUTOINCREMENT,
+  chunk_id INTEGER NOT NULL,
+  added    INTEGER NOT NULL
+) STRICT;
+CREATE TRIGGER chunk_changes_added AFTER INSERT ON chunks BEGIN
+  INSERT INTO chunk_changes (chunk_id, added) VALUES (new.id, 1);
+END;
+CREATE TRIGGER chunk_changes_removed AFTER DELETE ON chunks BEGIN
+  INSERT INTO chunk_changes (chunk_id, added) VALUES (old.id, 0);
+END;`;
+
 /** A string literal of SQL. */
 export const quoteSql = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
@@ -109,7 +132,7 @@ END;`;
  * found by trying it, never assumed; a failed try is rolled back to a savepoint.
  */
 export function createSchema(db: Database.Database, preferred: 'auto' | 'words'): LexicalLayout {
-  db.exec(TABLES);
+  db.exec(TABLES + CHANGE_LOG);
   const full =
     preferred === 'auto' && tryExec(db, CONTENTLESS_WORDS + externalContentTable('chunks_trigram', TRIGRAM_TOKENIZE));
   if (!full) db.exec(externalContentTable('chunks_words', WORDS_TOKENIZE));
@@ -130,6 +153,17 @@ function tryExec(db: Database.Database, sql: string): boolean {
   }
 }
 
+/**
+ * Format 2 to 3: adds the change log, empty; call inside `BEGIN IMMEDIATE`.
+ * Nothing else changes, so nothing is embedded or indexed again. The log
+ * starts here: a reader that loaded the index before has to load it whole
+ * once more.
+ */
+export function upgradeSchema(db: Database.Database): void {
+  db.exec(CHANGE_LOG);
+  db.pragma(`user_version = ${SCHEMA_VERSION}`);
+}
+
 /** Drops everything `createSchema` made, in any format version (for `--rebuild`); call inside `BEGIN IMMEDIATE`. */
 export function dropSchema(db: Database.Database): void {
   const triggers = db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'").pluck().all();
@@ -138,6 +172,7 @@ export function dropSchema(db: Database.Database): void {
 DROP TABLE IF EXISTS chunks_fts;
 DROP TABLE IF EXISTS chunks_words;
 DROP TABLE IF EXISTS chunks_trigram;
+DROP TABLE IF EXISTS chunk_changes;
 DROP TABLE IF EXISTS chunk_vectors;
 DROP TABLE IF EXISTS chunks;
 DROP TABLE IF EXISTS files;

@@ -1,5 +1,4 @@
 import type Database from 'better-sqlite3';
-import { META_KEYS } from './index-meta.js';
 
 export type Statements = Record<StatementName, Database.Statement>;
 
@@ -13,7 +12,7 @@ type StatementName =
   | 'insertChunk'
   | 'insertVector'
   | 'deleteChunksOfFile'
-  | 'setVectorsGeneration';
+  | 'chunkCount';
 
 /** The writer's statements, prepared once per connection. */
 export function prepareStatements(db: Database.Database): Statements {
@@ -38,9 +37,6 @@ export function prepareStatements(db: Database.Database): Statements {
     ),
     insertVector: db.prepare('INSERT INTO chunk_vectors (chunk_id, embedding) VALUES (?, ?)'),
     deleteChunksOfFile: db.prepare('DELETE FROM chunks WHERE file_id = ?'),
-    setVectorsGeneration: db.prepare(
-      `INSERT INTO meta (key, value) VALUES ('${META_KEYS.vectorsGeneration}', ?)
-       ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-    ),
+    chunkCount: db.prepare('SELECT count(*) FROM chunks'),
   };
 }
