@@ -10,7 +10,7 @@ import { runIndex } from '../indexer/run-index.js';
 import type { IndexProgress } from '../indexer/types.js';
 import { LEG_DEPTH, type SearchMode } from '../search/hybrid-search.js';
 import { openIndex } from '../search/search-index.js';
-import type { WordScoring } from '../snapshot/lexical-tables.js';
+import type { WordScoring } from '../words/word-ranking.js';
 import { loadBeirDataset, type Split } from './beir-dataset.js';
 import { writeCorpusVault } from './corpus-vault.js';
 import { meanScores, type QueryScores, scoreQuery } from './metrics.js';

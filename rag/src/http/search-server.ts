@@ -103,7 +103,9 @@ async function search(req: IncomingMessage, res: ServerResponse, deps: SearchSer
     throw translate(err, deps.log);
   }
   const tiers = result.lexicalTiers.length > 0 ? result.lexicalTiers.join('+') : 'none';
-  sendJson(res, 200, { hits: result.hits.map(hitJson) }, { 'X-Notegate-Lexical': tiers });
+  // docs/retrieval.md#post-search: the word tier's ranking in memory or in SQLite, for operators and benchmarks.
+  const scoring = result.wordScoring ? { 'X-Notegate-Word-Scoring': result.wordScoring } : {};
+  sendJson(res, 200, { hits: result.hits.map(hitJson) }, { 'X-Notegate-Lexical': tiers, ...scoring });
 }
 
 /** The index's failures as API errors (the details go to the log only). */

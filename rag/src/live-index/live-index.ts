@@ -88,7 +88,7 @@ export class LiveIndex {
     try {
       this.#watcher = watchVaults(
         vaults,
-        () => follower.changed(),
+        (vault, path) => follower.changed(vault, path),
         (vault, err) => log(`watching vault ${vault} failed: ${err.message}`),
       );
       log(`following ${vaults.length} vault folder${vaults.length === 1 ? '' : 's'}`);
@@ -98,9 +98,13 @@ export class LiveIndex {
     return follower.indexNow();
   }
 
-  /** An index run that starts after this call; true once it has committed and is searchable (false without `follow`). */
-  indexNow(): Promise<boolean> {
-    return this.#follower?.indexNow() ?? Promise.resolve(false);
+  /**
+   * An index run that starts after this call (over `notes` alone, paths by
+   * vault id, when given); true once it has committed and is searchable
+   * (false without `follow`).
+   */
+  indexNow(notes?: ReadonlyMap<string, readonly string[]>): Promise<boolean> {
+    return this.#follower?.indexNow(notes) ?? Promise.resolve(false);
   }
 
   /** Stops following (a run in progress finishes first), then closes the index and the model. */

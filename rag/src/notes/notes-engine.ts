@@ -116,7 +116,8 @@ export class NotesEngine {
     const written = await this.#writer.write(input);
     let timer: NodeJS.Timeout | undefined;
     const indexed = await Promise.race([
-      this.#live.indexNow(),
+      // The note alone, not the whole vault: a write costs what it changes (docs/retrieval.md#following-the-vaults).
+      this.#live.indexNow(new Map([[this.#options.writeVaultId, [written.path]]])),
       new Promise<false>((resolve) => {
         timer = setTimeout(() => resolve(false), WRITE_INDEX_WAIT_MS);
       }),

@@ -3,6 +3,7 @@ import type { HitRow } from '../snapshot/hit-rows.js';
 import type { IndexSnapshot } from '../snapshot/index-snapshot.js';
 import type { ScoredRow } from '../vectors/top-k.js';
 import { dotRow } from '../vectors/vector-scan.js';
+import type { WordScoring } from '../words/word-ranking.js';
 import { type LexicalTier, lexicalLeg } from './lexical-leg.js';
 import { mmrOrder } from './mmr.js';
 import { DEFAULT_FUSION_WEIGHTS, type FusedCandidate, type FusionWeights, fuseRrf } from './rrf.js';
@@ -43,6 +44,8 @@ export interface SearchResult {
   readonly hits: readonly SearchHit[];
   /** The lexical tiers that contributed ([] when the leg did not run or found nothing). */
   readonly lexicalTiers: readonly LexicalTier[];
+  /** Where the word tier was ranked; undefined when the lexical leg did not run (dense). */
+  readonly wordScoring: WordScoring | undefined;
 }
 
 export function isSearchMode(value: unknown): value is SearchMode {
@@ -89,7 +92,7 @@ export function searchSnapshot(
   }
   const lexical =
     options.mode === 'dense'
-      ? { chunkIds: [], tiers: [] }
+      ? { chunkIds: [], tiers: [], wordScoring: undefined }
       : lexicalLeg(options.query, LEG_DEPTH, snapshot.lexical, filter.scope);
   // Dense alone keeps its cosine as the score.
   const candidates: FusedCandidate[] =
@@ -106,7 +109,7 @@ export function searchSnapshot(
     const c = chosen[i];
     return { ...row, score: c?.score ?? 0, denseRank: c?.denseRank, lexicalRank: c?.lexicalRank };
   });
-  return { hits, lexicalTiers: lexical.tiers };
+  return { hits, lexicalTiers: lexical.tiers, wordScoring: lexical.wordScoring };
 }
 
 /** MMR over the first LEG_DEPTH fused candidates, similarity from the stored chunk vectors (unit length: dot = cosine). */

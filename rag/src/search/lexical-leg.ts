@@ -1,7 +1,7 @@
 import { anyOf, phraseExpression, quote } from '../lexical/fts-query.js';
 import { MAX_QUERY_TERMS, type QueryTerm, queryTerms } from '../lexical/query-terms.js';
 import type { LexicalTables } from '../snapshot/lexical-tables.js';
-import type { ChunkScope, RankedChunk, WordRanking } from '../words/word-ranking.js';
+import type { ChunkScope, RankedChunk, WordRanking, WordScoring } from '../words/word-ranking.js';
 
 /** The tiers of the lexical ranking, in rank order (docs/retrieval.md#lexical-leg). */
 export type LexicalTier = 'phrase' | 'words' | 'substrings';
@@ -11,6 +11,8 @@ export interface LexicalResult {
   readonly chunkIds: readonly number[];
   /** The tiers that contributed (for the response header and tests). */
   readonly tiers: readonly LexicalTier[];
+  /** Where the word tier's frequencies and ranking were computed (docs/retrieval.md#snapshots). */
+  readonly wordScoring: WordScoring;
 }
 
 export type LexicalSource = Pick<LexicalTables, 'layout' | 'rowCount' | 'wordRanking' | 'rankWords' | 'rankSubstrings'>;
@@ -55,7 +57,7 @@ export function lexicalLeg(query: string, depth: number, source: LexicalSource, 
   if (listed.size < depth && trigrams && substrings.length > 0) {
     append('substrings', source.rankSubstrings(anyOf(substrings.map(quote)), scope, depth + listed.size));
   }
-  return { chunkIds: [...listed], tiers };
+  return { chunkIds: [...listed], tiers, wordScoring: words.scoring };
 }
 
 /**

@@ -1,5 +1,5 @@
-import type { MergeBuilt } from './segment-jobs.js';
 import { Segment } from './segment.js';
+import type { MergeBuilt } from './segment-jobs.js';
 import type { SegmentSet, SegmentState } from './segment-set.js';
 
 /**
@@ -33,7 +33,8 @@ export function applyMerge(
     }
     const termMap = merged.termMaps?.[k];
     if (termMap === undefined || now.deletedPostings === undefined) return;
-    const counts = (deletedPostings ??= new Uint32Array(segment.words?.terms.length ?? 0));
+    deletedPostings ??= new Uint32Array(segment.words?.terms.length ?? 0);
+    const counts = deletedPostings;
     for (let t = 0; t < termMap.length; t += 1) {
       const since = (now.deletedPostings[t] ?? 0) - (source.deletedPostings?.[t] ?? 0);
       const to = termMap[t] ?? -1;

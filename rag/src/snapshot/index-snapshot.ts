@@ -83,7 +83,7 @@ export class IndexSnapshot {
   ) {
     this.#segments = segments;
     this.#words = wordsOf(segments, totals);
-    this.vaults = vaultCounts(db);
+    this.vaults = vaultCounts(db, segments);
     this.lexical = new LexicalTables(db, meta.lexicalLayout, this.chunks, () => this.#words);
     this.hitRowsStatement = db.prepare(HIT_ROWS_SQL);
   }
@@ -213,14 +213,15 @@ function wordsOf(segments: SegmentSet, totals: Fts5Totals | undefined): MemoryWo
   return words && totals ? new MemoryWords(words, totals, sharedFts5Mirror()) : undefined;
 }
 
-function vaultCounts(db: Database.Database): VaultCounts[] {
+/** Files per vault from the index (its (vault, path) index alone), chunks from the in-memory index of the same state. */
+function vaultCounts(db: Database.Database, segments: SegmentSet): VaultCounts[] {
+  const chunks = segments.chunksByVault();
   return db
-    .prepare(
-      'SELECT vault, count(*) AS files, coalesce(sum(chunk_count), 0) AS chunks FROM files GROUP BY vault ORDER BY vault',
-    )
+    .prepare('SELECT vault, count(*) AS files FROM files GROUP BY vault ORDER BY vault')
     .all()
     .map((value) => {
       const row = asRow(value);
-      return { vault: text(row, 'vault'), files: num(row, 'files'), chunks: num(row, 'chunks') };
+      const vault = text(row, 'vault');
+      return { vault, files: num(row, 'files'), chunks: chunks.get(vault) ?? 0 };
     });
 }

@@ -4,10 +4,7 @@ import type { LexicalLayout } from '../store/schema.js';
 import { Fts5Table } from '../words/fts5-table.js';
 import type { MemoryWords } from '../words/memory-words.js';
 import { SqliteWords } from '../words/sqlite-words.js';
-import type { ChunkScope, RankedChunk, WordRanking } from '../words/word-ranking.js';
-
-/** Where the word tier's BM25 is computed (docs/retrieval.md#lexical-leg); /health reports it. */
-export type WordScoring = 'memory' | 'sqlite';
+import type { ChunkScope, RankedChunk, WordRanking, WordScoring } from '../words/word-ranking.js';
 
 /**
  * The full-text side of one snapshot: the word table, ranked in SQLite or,

@@ -8,8 +8,8 @@ import type { WordIndexState } from '../words/word-index.js';
 import { WORD_COLUMN_WEIGHTS } from '../words/word-postings-reader.js';
 import { applyDelta, DeltaRefused } from './apply-delta.js';
 import { planDelta } from './delta-plan.js';
-import type { BaseBuilt } from './segment-jobs.js';
 import { Segment } from './segment.js';
+import type { BaseBuilt } from './segment-jobs.js';
 import { SegmentSet } from './segment-set.js';
 import type { SegmentJobs } from './segment-worker-client.js';
 

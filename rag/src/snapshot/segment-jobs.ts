@@ -12,8 +12,8 @@ import type { Fts5Mirror } from '../words/fts5-mirror.js';
 import type { Fts5Totals } from '../words/fts5-totals.js';
 import { mergePostings } from '../words/merge-postings.js';
 import { postingsFromTokens, type RowTokens } from '../words/token-postings.js';
-import { buildWordIndex, prepareWordVocabulary } from '../words/word-index-build.js';
 import type { WordIndexState } from '../words/word-index.js';
+import { buildWordIndex, prepareWordVocabulary } from '../words/word-index-build.js';
 import { WordPostings, type WordPostingsParts } from '../words/word-postings.js';
 import { idOrderOf, type SegmentParts } from './segment.js';
 

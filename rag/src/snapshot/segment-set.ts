@@ -64,6 +64,19 @@ export class SegmentSet {
     return segments;
   }
 
+  /** Live chunks per vault (a vault's rows are its partitions in every segment, less the deleted ones). */
+  chunksByVault(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const { segment, deleted } of this.states) {
+      for (const p of segment.matrix.partitions) {
+        let live = p.end - p.start;
+        if (deleted) for (let row = p.start; row < p.end; row += 1) live -= deleted[row] ?? 0;
+        counts.set(p.vault, (counts.get(p.vault) ?? 0) + live);
+      }
+    }
+    return counts;
+  }
+
   /** Where a chunk lives in this state, or undefined when it is not there (never added, or deleted). */
   locate(chunkId: number): RowLocation | undefined {
     for (const [segment, state] of this.states.entries()) {

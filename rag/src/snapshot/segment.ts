@@ -59,7 +59,9 @@ export class Segment {
   get byteLength(): number {
     const { matrix, int8, idOrder } = this.parts;
     const vectors = int8 ? int8.memory.buffer.byteLength + 3 * int8.rowScale.byteLength : 0;
-    return matrix.data.byteLength + matrix.chunkIds.byteLength + idOrder.byteLength + vectors + (this.words?.byteLength ?? 0);
+    return (
+      matrix.data.byteLength + matrix.chunkIds.byteLength + idOrder.byteLength + vectors + (this.words?.byteLength ?? 0)
+    );
   }
 }
 

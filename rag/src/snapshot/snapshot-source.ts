@@ -4,10 +4,10 @@ import type { ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
 import { openDatabase } from '../store/open-database.js';
 import type { WordIndexState } from '../words/word-index.js';
+import { applyMerge } from './apply-merge.js';
 import { IndexSnapshot } from './index-snapshot.js';
 import type { SnapshotLoad } from './load-segments.js';
 import { chooseMerge } from './merge-policy.js';
-import { applyMerge } from './apply-merge.js';
 import { SegmentWorker } from './segment-worker-client.js';
 
 /** How often the index is checked for changes without requests (each request checks too). */

@@ -80,8 +80,13 @@ export class IndexStore {
     return readIndexMeta(this.db);
   }
 
-  fileRows(vault: string): Map<string, FileRow> {
-    const rows = this.statements.filesOfVault.all(vault).map(asRow);
+  /** What the index knows about the files of a vault; with `paths`, about those files only. */
+  fileRows(vault: string, paths?: readonly string[]): Map<string, FileRow> {
+    const found =
+      paths === undefined
+        ? this.statements.filesOfVault.all(vault)
+        : this.statements.filesAt.all(vault, JSON.stringify(paths));
+    const rows = found.map(asRow);
     return new Map(
       rows.map((row) => [
         text(row, 'path'),

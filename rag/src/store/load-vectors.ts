@@ -49,7 +49,10 @@ export function loadVectorMatrix(db: Database.Database, dimension: number): Vect
     // Every chunk has one vector (one transaction per file); counting chunks reads the small
     // (vault, namespace) index instead of every vector page.
     const count = Number(db.prepare('SELECT count(*) FROM chunks').pluck().get());
-    const rows = db.prepare(chunkRowsSql(dimension, 'all', false)).raw().iterate();
+    const rows = db
+      .prepare(chunkRowsSql(dimension, 'all', false))
+      .raw()
+      .iterate();
     const steps = matrixSteps(rows, count, dimension, false);
     for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value.matrix;
   })();
@@ -67,7 +70,10 @@ export async function readChunkRows(
   options: { readonly dimension: number; readonly texts: boolean },
 ): Promise<{ readonly matrix: VectorMatrix; readonly texts: readonly ChunkText[] }> {
   const { dimension, texts } = options;
-  const rows = db.prepare(chunkRowsSql(dimension, 'some', texts)).raw().iterate(JSON.stringify(chunkIds));
+  const rows = db
+    .prepare(chunkRowsSql(dimension, 'some', texts))
+    .raw()
+    .iterate(JSON.stringify(chunkIds));
   const steps = matrixSteps(rows, chunkIds.length, dimension, texts);
   for (let step = steps.next(); ; step = steps.next()) {
     if (step.done) {
@@ -102,15 +108,22 @@ export function readChunkTexts(db: Database.Database, chunkIds: readonly number[
   });
 }
 
-/** (vault, namespace, id) is the order of the index chunks_by_vault_namespace (the rowid ends every index entry). */
+/**
+ * Every chunk in the order of the index chunks_by_vault_namespace, (vault,
+ * namespace, id) (the rowid ends every index entry); some chunks looked up by
+ * id, then sorted the same way.
+ */
 function chunkRowsSql(dimension: number, which: 'all' | 'some', texts: boolean): string {
   // An index without vectors (dimension 0) still gets its rows grouped, for filters.
   const embedding = dimension > 0 ? 'v.embedding' : 'NULL';
   const join = dimension > 0 ? 'JOIN chunk_vectors v ON v.chunk_id = c.id' : '';
-  const where = which === 'some' ? 'WHERE c.id IN (SELECT value FROM json_each(?))' : '';
+  const source =
+    which === 'all'
+      ? 'chunks c INDEXED BY chunks_by_vault_namespace'
+      : 'json_each(?) ids CROSS JOIN chunks c ON c.id = ids.value';
   const columns = texts ? 'c.title, c.heading, c.body' : 'NULL, NULL, NULL';
   return `SELECT c.id, c.vault, c.namespace, ${embedding}, ${columns}
-    FROM chunks c INDEXED BY chunks_by_vault_namespace ${join} ${where} ORDER BY c.vault, c.namespace, c.id`;
+    FROM ${source} ${join} ORDER BY c.vault, c.namespace, c.id`;
 }
 
 function* matrixSteps(

@@ -4,6 +4,7 @@ export type Statements = Record<StatementName, Database.Statement>;
 
 type StatementName =
   | 'filesOfVault'
+  | 'filesAt'
   | 'fileId'
   | 'touchFile'
   | 'insertFile'
@@ -19,6 +20,10 @@ export function prepareStatements(db: Database.Database): Statements {
   return {
     filesOfVault: db.prepare(
       'SELECT id, path, mtime_ms, size_bytes, content_sha256, fingerprint FROM files WHERE vault = ?',
+    ),
+    filesAt: db.prepare(
+      `SELECT id, path, mtime_ms, size_bytes, content_sha256, fingerprint FROM files
+       WHERE vault = ? AND path IN (SELECT value FROM json_each(?))`,
     ),
     fileId: db.prepare('SELECT id FROM files WHERE vault = ? AND path = ?'),
     touchFile: db.prepare('UPDATE files SET mtime_ms = ?, size_bytes = ? WHERE id = ?'),

@@ -1,8 +1,8 @@
 import { type ScoredRow, TopK } from '../vectors/top-k.js';
 import type { RowRange } from '../vectors/vector-scan.js';
 import type { Fts5Totals } from './fts5-totals.js';
-import type { WordSegment } from './word-segment.js';
 import type { TermRange, WordPostings } from './word-postings.js';
+import type { WordSegment } from './word-segment.js';
 
 /** FTS5's bm25() parameters (docs/retrieval.md#lexical-leg): fixed in FTS5, as is the IDF's floor. */
 const K1 = 1.2;
@@ -78,7 +78,11 @@ export class Bm25Ranking {
    * chunk id, the order of `ORDER BY bm25(...) LIMIT k`. A row scores above 0
    * exactly when it holds a phrase (every IDF and column weight is positive).
    */
-  rank(phrases: readonly SegmentedPhrase[], rangesOf: (segment: number) => readonly RowRange[], limit: number): ScoredRow[] {
+  rank(
+    phrases: readonly SegmentedPhrase[],
+    rangesOf: (segment: number) => readonly RowRange[],
+    limit: number,
+  ): ScoredRow[] {
     const idfs = phrases.map((phrase) => this.idf(this.documentFrequency(phrase)));
     const best = new TopK(limit);
     this.segments.forEach((segment, s) => {

@@ -44,9 +44,7 @@ export class MemoryWords {
       const token = found[0];
       phrases.set(
         term,
-        this.segments.map((segment) =>
-          token === undefined ? NO_TERMS : segment.postings.range(token, term.prefix),
-        ),
+        this.segments.map((segment) => (token === undefined ? NO_TERMS : segment.postings.range(token, term.prefix))),
       );
     }
     const phraseOf = (term: QueryTerm): SegmentedPhrase => {
@@ -55,6 +53,7 @@ export class MemoryWords {
       return phrase;
     };
     return {
+      scoring: 'memory',
       documentFrequency: (term) => this.bm25.documentFrequency(phraseOf(term)),
       rank: (chosen, scope, limit) => this.rank(chosen.map(phraseOf), scope, limit),
     };

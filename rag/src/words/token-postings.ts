@@ -1,5 +1,5 @@
-import { WORD_COLUMN_WEIGHTS, widened } from './word-postings-reader.js';
 import { compareTerms, WordPostings } from './word-postings.js';
+import { WORD_COLUMN_WEIGHTS, widened } from './word-postings-reader.js';
 
 /** FTS5's tokens of one row, one list per column of the word table (title field, heading, body). */
 export type RowTokens = readonly (readonly string[])[];

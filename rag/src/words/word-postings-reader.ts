@@ -14,7 +14,11 @@ CREATE VIRTUAL TABLE IF NOT EXISTS temp.word_terms USING fts5vocab (main, chunks
 CREATE VIRTUAL TABLE IF NOT EXISTS temp.word_occurrences USING fts5vocab (main, chunks_words, 'instance');`;
 
 /** The word table's columns in order, with their BM25 weights (integers: a row's f is a sum of them). */
-export const WORD_COLUMN_WEIGHTS: readonly number[] = [COLUMN_WEIGHTS.title, COLUMN_WEIGHTS.heading, COLUMN_WEIGHTS.body];
+export const WORD_COLUMN_WEIGHTS: readonly number[] = [
+  COLUMN_WEIGHTS.title,
+  COLUMN_WEIGHTS.heading,
+  COLUMN_WEIGHTS.body,
+];
 
 /**
  * The occurrences of a run of terms, `row id × 4 + column` each, in FTS5's

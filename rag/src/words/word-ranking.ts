@@ -12,6 +12,9 @@ export interface ChunkScope {
   readonly namespaces: readonly string[] | undefined;
 }
 
+/** Where the word tier's BM25 is computed (docs/retrieval.md#lexical-leg): /health and each response say it. */
+export type WordScoring = 'memory' | 'sqlite';
+
 /**
  * The word tier of the lexical leg for one query's terms
  * (docs/retrieval.md#lexical-leg): each term's document frequency, and the
@@ -20,6 +23,7 @@ export interface ChunkScope {
  * the same result.
  */
 export interface WordRanking {
+  readonly scoring: WordScoring;
   documentFrequency(term: QueryTerm): number;
   rank(terms: readonly QueryTerm[], scope: ChunkScope, limit: number): RankedChunk[];
 }

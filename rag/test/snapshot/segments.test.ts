@@ -13,9 +13,8 @@ import { fileRecord, MINILM, model, tempDir } from '../../test-support/fixtures.
 import { follow, install, mergeOf, type PendingMerge } from '../../test-support/segments.js';
 
 const MODEL = model(MINILM);
-const WORDS = 'key keys rotate rotation signing vault lunch menu week cell cells protein review budget Straße über'.split(
-  ' ',
-);
+const WORDS =
+  'key keys rotate rotation signing vault lunch menu week cell cells protein review budget Straße über'.split(' ');
 const VAULTS = ['big', 'big', 'mid', 'small'];
 const SCOPES: readonly ChunkScope[] = [
   { vaults: undefined, namespaces: undefined },
@@ -116,8 +115,19 @@ async function assertSameAsWhole(file: string, followed: IndexSnapshot, worker: 
         assert.deepEqual(lexicalLeg(query, 20, followed.lexical, scope), lexicalLeg(query, 20, whole.lexical, scope));
       }
       const vector = unit(random);
-      for (const [vaults, namespaces] of [[undefined, undefined], [['small', 'mid'], ['ns0']]] as const) {
-        const options = { query, top: 10, vaults, namespaces, mode: 'hybrid', mmr: q % 2 === 0, mmrLambda: 0.5 } as const;
+      for (const [vaults, namespaces] of [
+        [undefined, undefined],
+        [['small', 'mid'], ['ns0']],
+      ] as const) {
+        const options = {
+          query,
+          top: 10,
+          vaults,
+          namespaces,
+          mode: 'hybrid',
+          mmr: q % 2 === 0,
+          mmrLambda: 0.5,
+        } as const;
         assert.deepEqual(searchSnapshot(followed, vector, options), searchSnapshot(whole, vector, options), query);
         // Rows are each segment's own; chunks and scores are the index's.
         const nearest = (on: IndexSnapshot) =>
@@ -166,7 +176,13 @@ describe('segments against a whole load', () => {
         await assertSameAsWhole(file, snapshot, worker, random);
         const count = snapshot.segments.states.length;
         const chosen = [...new Set([Math.floor(random() * count), Math.floor(random() * count), count - 1])];
-        pending = count >= 2 && random() < 0.6 ? mergeOf(snapshot, chosen.sort((a, b) => a - b)) : undefined;
+        pending =
+          count >= 2 && random() < 0.6
+            ? mergeOf(
+                snapshot,
+                chosen.sort((a, b) => a - b),
+              )
+            : undefined;
       }
       index.close();
       assert.ok(seen.deleted > 0 && seen.merges >= 5 && seen.mergedWithDeletionsSince > 0, JSON.stringify(seen));

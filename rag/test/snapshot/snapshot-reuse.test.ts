@@ -86,7 +86,10 @@ describe('snapshot refresh', () => {
     raw.exec("UPDATE meta SET value = 'another log' WHERE key = 'change_log_id'");
     raw.close();
     const fifth = await follow(server);
-    assert.deepEqual([fifth.load.kind, fifth.load.kind === 'whole' && fifth.load.reason], ['whole', 'the index was rebuilt']);
+    assert.deepEqual(
+      [fifth.load.kind, fifth.load.kind === 'whole' && fifth.load.reason],
+      ['whole', 'the index was rebuilt'],
+    );
     assert.equal(fifth.segments.states.length, 1);
     assert.deepEqual(hitsOf(await server.search(query)), now);
   });
