@@ -41,9 +41,14 @@ export interface SnapshotSourceOptions {
   readonly memoryWords?: boolean;
   /** How the word index of each whole load ended: ready, or unavailable and why (SQLite ranks then). */
   readonly onWordIndex?: (state: WordIndexState) => void;
-  /** After each merge of segments, or its failure (docs/retrieval.md#snapshots). */
-  readonly onMerge?: (event: { rows: number; segments: number; durationMs: number } | { error: string }) => void;
+  /** When a merge of segments starts, and how it ended (docs/retrieval.md#snapshots). */
+  readonly onMerge?: (event: MergeEvent) => void;
 }
+
+export type MergeEvent =
+  | { readonly kind: 'started'; readonly segments: number; readonly rows: number }
+  | { readonly kind: 'merged'; readonly segments: number; readonly rows: number; readonly durationMs: number }
+  | { readonly kind: 'failed'; readonly error: string };
 
 export type ReloadEvent =
   | { readonly chunks: number; readonly durationMs: number; readonly load: SnapshotLoad }
@@ -183,6 +188,8 @@ export class SnapshotSource {
     const sources = chosen.map((i) => set.stateAt(i));
     const startedAtMs = this.clock();
     this.merging = true;
+    const rows = sources.reduce((sum, s) => sum + s.segment.rowCount, 0);
+    this.options.onMerge?.({ kind: 'started', segments: sources.length, rows });
     void this.merger
       .run({ kind: 'merge', sources: sources.map((s) => ({ parts: s.segment.parts, deleted: s.deleted })) })
       .then(async (merged) => {
@@ -194,13 +201,15 @@ export class SnapshotSource {
         if (replaced === undefined) return;
         served.snapshot.replaceSegments(replaced);
         this.options.onMerge?.({
-          rows: merged.parts.matrix.count,
+          kind: 'merged',
           segments: sources.length,
+          rows: merged.parts.matrix.count,
           durationMs: this.clock() - startedAtMs,
         });
       })
       .catch((err: unknown) => {
-        if (!this.closed) this.options.onMerge?.({ error: err instanceof Error ? err.message : String(err) });
+        if (!this.closed)
+          this.options.onMerge?.({ kind: 'failed', error: err instanceof Error ? err.message : String(err) });
       })
       .finally(() => {
         this.merging = false;
