@@ -39,15 +39,18 @@ describe('merging word postings', () => {
       const kept: RowTokens[] = [];
       const sourceOf: number[] = [];
       const rowOf: number[] = [];
-      sources.forEach((rows, s) =>
-        rows.forEach((row, r) => {
-          if (deleted[s]?.[r] === 1) return mergedRowOf[s]?.push(-1);
+      for (const [s, rows] of sources.entries()) {
+        for (const [r, row] of rows.entries()) {
+          if (deleted[s]?.[r] === 1) {
+            mergedRowOf[s]?.push(-1);
+            continue;
+          }
           mergedRowOf[s]?.push(kept.length);
           sourceOf.push(s);
           rowOf.push(r);
           kept.push(row);
-        }),
-      );
+        }
+      }
       const merged = mergePostings(sources.map(postingsFromTokens), {
         sourceOf: Uint32Array.from(sourceOf),
         rowOf: Uint32Array.from(rowOf),
