@@ -18,7 +18,7 @@
  * NOTEGATE_SHARED_DIR, else ../shared beside the repository)
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -35,83 +35,20 @@ import {
   searchSnapshot,
 } from '@notegate/rag';
 import { exactScan, IndexStore, rangesFor } from '@notegate/rag/internals';
-import {
-  arg,
-  mib,
-  printTable,
-  sharedDir,
-  standinModelCache,
-  syntheticFile,
-  timings,
-  unitVector,
-  vaultOf,
-} from './support.js';
+import { CENTRES, ChunkSource, type Corpus, near, readCorpus, writeIndex } from './scifact-index.js';
+import { arg, mib, printTable, standinModelCache, timings, unitVector } from './support.js';
 
 const MODEL = findModel('intfloat/multilingual-e5-small');
-const CHUNKS_PER_FILE = 10;
-const CENTRES = 500;
 const TOP = 8;
-const shared = sharedDir();
-
-interface Corpus {
-  readonly sentences: readonly string[];
-  readonly claims: readonly string[];
-  readonly words: readonly string[];
-}
-
-function readCorpus(): Corpus {
-  const dir = path.join(shared, 'eval', 'scifact');
-  const lines = (file: string) => readFileSync(path.join(dir, file), 'utf8').trim().split('\n');
-  const texts = lines('corpus.jsonl').map((line) => String(JSON.parse(line).text));
-  const sentences = texts.flatMap((t) => t.split(/(?<=\.)\s+/)).filter((s) => s.length > 20);
-  const claims = lines('queries.jsonl').map((line) => String(JSON.parse(line).text));
-  // Words by frequency: rank 10 (very common) to rank 20,000 (rare), the short queries people type.
-  const counts = new Map<string, number>();
-  for (const word of texts
-    .join(' ')
-    .toLowerCase()
-    .match(/\p{L}{3,}/gu) ?? [])
-    counts.set(word, (counts.get(word) ?? 0) + 1);
-  const ranked = [...counts].sort((a, b) => b[1] - a[1]).map(([w]) => w);
-  const words = [10, 50, 200, 1000, 5000, 20000].flatMap((rank) => ranked.slice(rank, rank + 2));
-  return { sentences, claims, words };
-}
 
 function buildIndex(file: string, size: number, corpus: Corpus, random: () => number, centres: Float32Array[]): number {
   if (!MODEL) throw new Error('model table lacks e5-small');
   const started = performance.now();
   const store = IndexStore.open(file, { model: MODEL, nowMs: Date.now() });
-  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
-  for (let f = 0; f * CHUNKS_PER_FILE < size; f += 1) {
-    const chunks = Array.from({ length: Math.min(CHUNKS_PER_FILE, size - f * CHUNKS_PER_FILE) }, (_, seq) => {
-      let text = '';
-      while (text.length < 900) text += `${pick(corpus.sentences)} `;
-      return {
-        seq,
-        heading: `Section ${seq}`,
-        lineStart: seq * 10 + 1,
-        lineEnd: seq * 10 + 9,
-        text,
-        tokenCount: 200,
-        vector: near(pick(centres), random),
-      };
-    });
-    store.replaceFile(
-      syntheticFile(vaultOf(f), `ns${f % 10}/note-${f}.md`, `ns${f % 10}`, pick(corpus.sentences).slice(0, 60)),
-      chunks,
-      0,
-    );
-  }
+  writeIndex(store, size, new ChunkSource(corpus, random, centres, 'sentences'));
   store.finishRun('', '{}', Date.now());
   store.close();
   return performance.now() - started;
-}
-
-function near(centre: Float32Array, random: () => number): Float32Array {
-  const noise = unitVector(random, centre.length);
-  const v = centre.map((c, i) => c + 0.75 * (noise[i] ?? 0));
-  const norm = Math.hypot(...v);
-  return v.map((x) => x / norm);
 }
 
 function percentiles(samples: readonly number[]): string[] {

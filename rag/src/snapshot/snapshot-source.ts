@@ -12,16 +12,19 @@ import { SegmentWorker } from './segment-worker-client.js';
 
 /** How often the index is checked for changes without requests (each request checks too). */
 const POLL_INTERVAL_MS = 250;
-/**
- * Reloads of a busy index are spaced by at least this, and by ten times the
- * last load's duration, so a long `index` run beside the server costs it at
- * most ~10% of one core. A load that follows the changes costs what they
- * change (docs/retrieval.md#snapshots), so the floor is low.
- */
+/** Ours: reloads of a busy index are spaced by at least this. */
 const MIN_RELOAD_SPACING_MS = 100;
 
-function reloadSpacingMs(lastLoadMs: number): number {
-  return Math.max(MIN_RELOAD_SPACING_MS, 10 * lastLoadMs);
+/**
+ * The pause before the next reload (docs/retrieval.md#snapshots). A load that
+ * followed the changes cost what they changed, mostly in a worker thread, and
+ * so does the first load of a server: the floor. A load that could not follow
+ * (failed, or loaded whole over a served snapshot: another log, a reader too
+ * far behind) would cost as much again: ten times its duration, so that such
+ * loads beside a long `index` run cost the server at most ~10% of a core.
+ */
+function reloadSpacingMs(lastLoadMs: number, followed: boolean): number {
+  return followed ? MIN_RELOAD_SPACING_MS : Math.max(MIN_RELOAD_SPACING_MS, 10 * lastLoadMs);
 }
 
 export type SnapshotState =
@@ -34,8 +37,8 @@ export interface SnapshotSourceOptions {
   readonly indexPath: string;
   readonly model: ModelSpec;
   readonly clock?: () => number;
-  /** Pause before the next reload may start, given the last load's duration (default: reloadSpacingMs). */
-  readonly reloadSpacing?: (lastLoadMs: number) => number;
+  /** Pause before the next reload may start, given the last load's duration and whether it followed (default: reloadSpacingMs). */
+  readonly reloadSpacing?: (lastLoadMs: number, followed: boolean) => number;
   readonly onReload?: (event: ReloadEvent) => void;
   /** Keeps the word tier's postings in memory (default true; see IndexSnapshot.open). */
   readonly memoryWords?: boolean;
@@ -147,6 +150,7 @@ export class SnapshotSource {
     this.changed = false;
     const { indexPath, model, onReload } = this.options;
     const startedAtMs = this.clock();
+    let followed = false;
     try {
       // The version is read before the snapshot is taken, so a commit in between only causes one more reload.
       this.loadedVersion = this.openProbe();
@@ -160,6 +164,7 @@ export class SnapshotSource {
         worker: this.builder,
       });
       this.state = { kind: 'ready', snapshot };
+      followed = snapshot.load.kind !== 'whole' || previous.kind === 'loading';
       if (previous.kind === 'ready') previous.snapshot.close();
       onReload?.({ chunks: snapshot.chunks, durationMs: snapshot.loadDurationMs, load: snapshot.load });
       if (snapshot.load.kind === 'whole') this.options.onWordIndex?.(snapshot.load.wordIndex);
@@ -175,7 +180,7 @@ export class SnapshotSource {
       onReload?.({ error: reason });
     }
     const tookMs = this.clock() - startedAtMs;
-    this.nextReloadAtMs = this.clock() + (this.options.reloadSpacing ?? reloadSpacingMs)(tookMs);
+    this.nextReloadAtMs = this.clock() + (this.options.reloadSpacing ?? reloadSpacingMs)(tookMs, followed);
   }
 
   /** Starts a merge in the merging worker when the policy asks for one and none is running. */
