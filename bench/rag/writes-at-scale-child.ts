@@ -9,6 +9,7 @@
  *   path (IndexStore.replaceFile), as a separate `notegate-rag index` run would.
  * Messages come over the IPC channel (advanced serialization: typed arrays).
  */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FileRecord, StoredChunk } from '@notegate/rag/internals';
@@ -29,7 +30,8 @@ export type ChildReply =
   | { readonly kind: 'ready'; readonly loadMs: number; readonly chunks: number }
   | { readonly kind: 'searched'; readonly ms: number; readonly scoring: string }
   | { readonly kind: 'written'; readonly ackAtMs: number }
-  | { readonly kind: 'stats'; readonly stats: ServerStats };
+  | { readonly kind: 'stats'; readonly stats: ServerStats }
+  | { readonly kind: 'failed'; readonly message: string };
 
 export interface ServerStats {
   /** Write acknowledged → first snapshot that finds the note, by the note's token. */
@@ -39,6 +41,8 @@ export interface ServerStats {
   readonly loads: Readonly<Record<string, number>>;
   readonly merges: number;
   readonly rssBytes: number;
+  /** The resident memory that is not the index file's pages mapped in (SQLite reads it memory-mapped): Linux's RssAnon. */
+  readonly anonBytes: number;
   readonly heapBytes: number;
   /** Bytes of the in-memory segments, and how many (a checkout without segments: 0). */
   readonly segmentBytes: number;
@@ -151,7 +155,8 @@ async function server(root: string, file: string): Promise<void> {
     source.check();
     probe();
   }, 10);
-  process.on('message', async (request: ChildRequest) => {
+  process.on('message', (request: ChildRequest) => answer(() => serve(request)));
+  const serve = async (request: ChildRequest) => {
     if (request.kind === 'search') {
       source.check();
       const snapshot = current(source);
@@ -177,6 +182,7 @@ async function server(root: string, file: string): Promise<void> {
           loads,
           merges,
           rssBytes: memory.rss,
+          anonBytes: anonymousRss(),
           heapBytes: memory.heapUsed,
           segmentBytes: states.reduce((sum, state) => sum + state.segment.byteLength, 0),
           segments: states.length,
@@ -187,24 +193,40 @@ async function server(root: string, file: string): Promise<void> {
       await source.close();
       process.exit(0);
     }
-  });
+  };
 }
 
 async function writer(root: string, file: string): Promise<void> {
   const { library, openStore } = await load(root);
   const store = openStore(file, library.findModel('intfloat/multilingual-e5-small'));
   send({ kind: 'ready', loadMs: 0, chunks: 0 });
-  process.on('message', (request: ChildRequest) => {
-    if (request.kind === 'write') {
-      store.replaceFile(request.record, request.chunks, Date.now());
-      send({ kind: 'written', ackAtMs: nowMs() });
-    } else if (request.kind === 'close') {
-      store.close();
-      process.exit(0);
-    }
-  });
+  process.on('message', (request: ChildRequest) =>
+    answer(async () => {
+      if (request.kind === 'write') {
+        store.replaceFile(request.record, request.chunks, Date.now());
+        send({ kind: 'written', ackAtMs: nowMs() });
+      } else if (request.kind === 'close') {
+        store.close();
+        process.exit(0);
+      }
+    }),
+  );
 }
 
+/** RssAnon of /proc/self/status in bytes (NaN where there is none). */
+function anonymousRss(): number {
+  const status = readFileSync('/proc/self/status', { encoding: 'utf8', flag: 'r' });
+  const kib = /^RssAnon:\s+(\d+) kB$/m.exec(status)?.[1];
+  return kib === undefined ? Number.NaN : Number(kib) * 1024;
+}
+
+/** Runs a request's handler; a failure is the reply, so that the parent never waits for an answer that will not come. */
+function answer(handle: () => Promise<void>): void {
+  handle().catch((err: unknown) => send({ kind: 'failed', message: err instanceof Error ? err.message : String(err) }));
+}
+
+// A child never outlives the run that started it.
+process.on('disconnect', () => process.exit(0));
 const [role, root = '', file = ''] = process.argv.slice(2);
 if (role === 'server') await server(root, file);
 else if (role === 'writer') await writer(root, file);
