@@ -198,6 +198,25 @@ describe('runIndex', () => {
     assert.deepEqual(rows(ws.config.indexPath, 'SELECT DISTINCT vault FROM files'), [{ vault: 'handbook' }]);
   });
 
+  it('leaves out what the exclude globs name, and drops such notes indexed before', async (t) => {
+    const ws = workspace(t, {
+      handbook: { ...NOTES, 'templates/daily.md': '# {{date}}\n\n## Tasks\n', 'board.excalidraw.md': 'drawing' },
+    });
+    assert.equal((await runIndex(indexOptions(ws))).new, 5);
+    writeConfig(ws.configPath, {
+      embed_model: MINILM,
+      exclude: ['templates/'],
+      vaults: [{ id: 'handbook', path: 'vaults/handbook', exclude: ['*.excalidraw.md'] }],
+    });
+    const config = loadRagConfig(ws.configPath, ws.home);
+    const summary = await runIndex(indexOptions({ ...ws, config }));
+    assert.deepEqual([summary.removed, summary.unchanged, summary.skipped], [2, 3, []]);
+    assert.deepEqual(
+      rows(ws.config.indexPath, 'SELECT path FROM files ORDER BY path').map((row) => JSON.stringify(row)),
+      ['{"path":"Welcome.md"}', '{"path":"eng/keys.md"}', '{"path":"people/urlaub.md"}'],
+    );
+  });
+
   it('skips a symlink into the iCloud container with the diode policy as the reason', async (t) => {
     const ws = workspace(t, { handbook: NOTES });
     const personal = path.join(ws.home, 'Library', 'Mobile Documents', 'iCloud~md~obsidian', 'Documents');
