@@ -26,9 +26,13 @@ export interface SearchOptions {
   /** Vault ids to search (already checked against the config); undefined: all. */
   readonly vaults: readonly string[] | undefined;
   readonly namespaces: readonly string[] | undefined;
+  /** Only notes with one of these frontmatter tags, or tags nested below one (docs/retrieval.md#tags); undefined: all. */
+  readonly tags?: readonly string[] | undefined;
   readonly mode: SearchMode;
   readonly mmr: boolean;
   readonly mmrLambda: number;
+  /** Whole notes instead of chunks: each note once, at its best chunk's place (docs/retrieval.md#post-search). */
+  readonly files?: boolean;
   readonly weights?: FusionWeights;
 }
 
@@ -80,7 +84,7 @@ export function searchSnapshot(
 ): SearchResult {
   if (options.top > LEG_DEPTH) throw new RangeError(`top is at most ${LEG_DEPTH}`);
   if (needsVectors(options) && snapshot.meta.dimension === 0) throw noVectorsError(options);
-  const filter = snapshot.filter(options.vaults, options.namespaces);
+  const filter = snapshot.filter(options.vaults, options.namespaces, options.tags);
   let dense: ReturnType<typeof denseLeg> = [];
   if (options.mode !== 'lexical') {
     if (!queryVector) throw new Error(`a ${options.mode} search needs the query vector`);
@@ -99,8 +103,17 @@ export function searchSnapshot(
           lexical.chunkIds,
           options.weights ?? DEFAULT_FUSION_WEIGHTS,
         );
-  const chosen = options.mmr ? diversify(snapshot, candidates, options) : candidates.slice(0, options.top);
-  const rows = snapshot.hitRows(chosen.map((c) => c.chunkId));
+  const chosen = options.files
+    ? bestOfEachNote(
+        snapshot,
+        options.mmr ? diversify(snapshot, candidates, options.mmrLambda, LEG_DEPTH) : candidates,
+        options.top,
+      )
+    : options.mmr
+      ? diversify(snapshot, candidates, options.mmrLambda, options.top)
+      : candidates.slice(0, options.top);
+  const ids = chosen.map((c) => c.chunkId);
+  const rows = options.files ? snapshot.noteRows(ids) : snapshot.hitRows(ids);
   const hits = rows.map((row, i) => {
     const c = chosen[i];
     return { ...row, score: c?.score ?? 0, denseRank: c?.denseRank, lexicalRank: c?.lexicalRank };
@@ -108,8 +121,28 @@ export function searchSnapshot(
   return { hits, lexicalTiers: lexical.tiers };
 }
 
+/** The first `top` candidates of distinct notes: a note ranks at its best chunk. */
+function bestOfEachNote(snapshot: IndexSnapshot, ordered: readonly FusedCandidate[], top: number): FusedCandidate[] {
+  const noteOf = snapshot.notesOf(ordered.map((c) => c.chunkId));
+  const seen = new Set<number>();
+  const best: FusedCandidate[] = [];
+  for (const candidate of ordered) {
+    const note = noteOf.get(candidate.chunkId);
+    if (note === undefined || seen.has(note)) continue;
+    seen.add(note);
+    best.push(candidate);
+    if (best.length === top) break;
+  }
+  return best;
+}
+
 /** MMR over the first LEG_DEPTH fused candidates, similarity from the stored chunk vectors (unit length: dot = cosine). */
-function diversify(snapshot: IndexSnapshot, pool: readonly FusedCandidate[], options: SearchOptions): FusedCandidate[] {
+function diversify(
+  snapshot: IndexSnapshot,
+  pool: readonly FusedCandidate[],
+  lambda: number,
+  top: number,
+): FusedCandidate[] {
   const candidates = pool.slice(0, LEG_DEPTH);
   const { data, dimension } = snapshot.vectors.matrix;
   const rows = candidates.map((c) => snapshot.rowOf(c.chunkId));
@@ -117,8 +150,8 @@ function diversify(snapshot: IndexSnapshot, pool: readonly FusedCandidate[], opt
   const order = mmrOrder(
     candidates.map((c) => c.score),
     (a, b) => dotRow(data, dimension, rows[a] ?? 0, vectorOf(b)),
-    options.mmrLambda,
-    options.top,
+    lambda,
+    top,
   );
   return order.flatMap((i) => candidates[i] ?? []);
 }
