@@ -3,7 +3,7 @@ import type { HitRow } from '../snapshot/hit-rows.js';
 import type { IndexSnapshot } from '../snapshot/index-snapshot.js';
 import { dotRow } from '../vectors/vector-scan.js';
 import { denseLeg } from './dense-leg.js';
-import { type LexicalTier, lexicalLeg } from './lexical-leg.js';
+import { type Correction, type LexicalTier, lexicalLeg } from './lexical-leg.js';
 import { mmrOrder } from './mmr.js';
 import { DEFAULT_FUSION_WEIGHTS, type FusedCandidate, type FusionWeights, fuseRrf } from './rrf.js';
 
@@ -47,6 +47,8 @@ export interface SearchResult {
   readonly hits: readonly SearchHit[];
   /** The lexical tiers that contributed ([] when the leg did not run or found nothing). */
   readonly lexicalTiers: readonly LexicalTier[];
+  /** Query words taken for typos and what the lexical leg searched instead ([] when none, or the leg did not run). */
+  readonly corrections: readonly Correction[];
 }
 
 export function isSearchMode(value: unknown): value is SearchMode {
@@ -92,7 +94,7 @@ export function searchSnapshot(
   }
   const lexical =
     options.mode === 'dense'
-      ? { chunkIds: [], tiers: [] }
+      ? { chunkIds: [], tiers: [], corrections: [] }
       : lexicalLeg(options.query, LEG_DEPTH, snapshot.lexical, filter.scope);
   // Dense alone keeps its cosine as the score.
   const candidates: FusedCandidate[] =
@@ -118,7 +120,7 @@ export function searchSnapshot(
     const c = chosen[i];
     return { ...row, score: c?.score ?? 0, denseRank: c?.denseRank, lexicalRank: c?.lexicalRank };
   });
-  return { hits, lexicalTiers: lexical.tiers };
+  return { hits, lexicalTiers: lexical.tiers, corrections: lexical.corrections };
 }
 
 /** The first `top` candidates of distinct notes: a note ranks at its best chunk. */

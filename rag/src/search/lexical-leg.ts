@@ -1,19 +1,37 @@
 import { anyOf, phraseExpression, quote } from '../lexical/fts-query.js';
-import { MAX_QUERY_TERMS, type QueryTerm, queryTerms } from '../lexical/query-terms.js';
+import { MAX_QUERY_TERMS, type QueryTerm, type QueryTerms, queryTerms } from '../lexical/query-terms.js';
+import { TOKEN } from '../lexical/scripts.js';
+import { isCorrectable, nearestWords, trigramsOf } from '../lexical/typos.js';
 import type { LexicalTables } from '../snapshot/lexical-tables.js';
 import type { ChunkScope, RankedChunk, WordRanking } from '../words/word-ranking.js';
 
 /** The tiers of the lexical ranking, in rank order (docs/retrieval.md#lexical-leg). */
 export type LexicalTier = 'phrase' | 'words' | 'substrings';
 
+/** A query word the index does not hold, and the word of the index searched for instead (docs/retrieval.md#typos). */
+export interface Correction {
+  readonly from: string;
+  readonly to: string;
+}
+
 export interface LexicalResult {
   /** Chunk ids, best first, at most the depth asked for. */
   readonly chunkIds: readonly number[];
   /** The tiers that contributed (for the response header and tests). */
   readonly tiers: readonly LexicalTier[];
+  /** The query words taken for typos, in query order, and what was searched instead. */
+  readonly corrections: readonly Correction[];
 }
 
-export type LexicalSource = Pick<LexicalTables, 'layout' | 'rowCount' | 'wordRanking' | 'rankWords' | 'rankSubstrings'>;
+export type LexicalSource = Pick<
+  LexicalTables,
+  'layout' | 'rowCount' | 'wordRanking' | 'rankWords' | 'rankSubstrings' | 'chunkTexts'
+>;
+
+/** Chunks the trigram table offers for one misspelt word: where its nearest words are looked for. */
+const CORRECTION_CHUNKS = 20;
+/** Ours: an input bound; a query with more unknown words than this is not a few typos. */
+const MAX_CORRECTIONS = 4;
 
 /** The trigram tokenizer indexes three-character windows: a shorter substring matches nothing. */
 const TRIGRAM_LENGTH = 3;
@@ -36,7 +54,9 @@ const TRIGRAM_LENGTH = 3;
 export function lexicalLeg(query: string, depth: number, source: LexicalSource, scope: ChunkScope): LexicalResult {
   // The trigram table comes with the n-gram word table; the fallback layout has neither.
   const trigrams = source.layout === 'words+trigram';
-  const analysed = queryTerms(query, { ngrams: trigrams });
+  const asked = queryTerms(query, { ngrams: trigrams });
+  const corrections = trigrams ? correctTypos(asked, source, scope) : [];
+  const analysed = corrections.length > 0 ? queryTerms(corrected(query, corrections), { ngrams: true }) : asked;
   const listed = new Set<number>();
   const tiers: LexicalTier[] = [];
   const append = (tier: LexicalTier, ranked: readonly RankedChunk[]) => {
@@ -55,7 +75,40 @@ export function lexicalLeg(query: string, depth: number, source: LexicalSource, 
   if (listed.size < depth && trigrams && substrings.length > 0) {
     append('substrings', source.rankSubstrings(anyOf(substrings.map(quote)), scope, depth + listed.size));
   }
-  return { chunkIds: [...listed], tiers };
+  return { chunkIds: [...listed], tiers, corrections };
+}
+
+/**
+ * docs/retrieval.md#typos: a query word that the index holds neither as a word
+ * nor as a substring finds nothing, so it is taken for a typo of the nearest
+ * word (within one or two edits) of the chunks that share most of its
+ * trigrams, the most frequent one where several are as near.
+ */
+function correctTypos(analysed: QueryTerms, source: LexicalSource, scope: ChunkScope): Correction[] {
+  const words = source.wordRanking(analysed.terms);
+  const unknown = analysed.terms.filter(
+    (term) =>
+      term.kind === 'word' &&
+      isCorrectable(term.text) &&
+      words.documentFrequency(term) === 0 &&
+      source.rankSubstrings(quote(term.text), scope, 1).length === 0,
+  );
+  return unknown.slice(0, MAX_CORRECTIONS).flatMap((term) => {
+    const offered = source.rankSubstrings(anyOf(trigramsOf(term.text).map(quote)), scope, CORRECTION_CHUNKS);
+    const nearest = nearestWords(term.text, source.chunkTexts(offered.map((chunk) => chunk.chunkId)));
+    const candidates = nearest.map((text): QueryTerm => ({ text, prefix: false, kind: 'word' }));
+    const counts = source.wordRanking(candidates);
+    const best = candidates
+      .map((candidate) => ({ text: candidate.text, frequency: counts.documentFrequency(candidate) }))
+      .sort((a, b) => b.frequency - a.frequency || (a.text < b.text ? -1 : 1))[0];
+    return best && best.frequency > 0 ? [{ from: term.text, to: best.text }] : [];
+  });
+}
+
+/** The query with each corrected word replaced (every occurrence, any case). */
+function corrected(query: string, corrections: readonly Correction[]): string {
+  const to = new Map(corrections.map((c) => [c.from.toLowerCase(), c.to]));
+  return query.replace(TOKEN, (token) => to.get(token.toLowerCase()) ?? token);
 }
 
 /**

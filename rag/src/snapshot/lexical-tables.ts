@@ -17,6 +17,7 @@ export type WordScoring = 'memory' | 'sqlite';
 export class LexicalTables {
   readonly #words: SqliteWords;
   readonly #trigrams: Fts5Table | undefined;
+  readonly #texts: Database.Statement;
 
   constructor(
     db: Database.Database,
@@ -28,6 +29,11 @@ export class LexicalTables {
   ) {
     this.#words = new SqliteWords(db);
     this.#trigrams = layout === 'words+trigram' ? new Fts5Table(db, 'chunks_trigram') : undefined;
+    this.#texts = db
+      .prepare(
+        'SELECT title || char(10) || heading || char(10) || body FROM chunks WHERE id IN (SELECT value FROM json_each(?))',
+      )
+      .pluck();
   }
 
   /** Where the word tier is ranked now. */
@@ -52,6 +58,11 @@ export class LexicalTables {
   /** The best `limit` chunks in scope for a word-table expression. */
   rankWords(expression: string, scope: ChunkScope, limit: number): RankedChunk[] {
     return this.#words.rank(expression, scope, limit);
+  }
+
+  /** The title field, heading trail and text of each chunk (in no particular order): words a typo may mean. */
+  chunkTexts(chunkIds: readonly number[]): string[] {
+    return this.#texts.all(JSON.stringify(chunkIds)).map(String);
   }
 
   /** The same over the trigram table (substrings); nothing in the fallback layout. */
