@@ -81,8 +81,9 @@ export function lexicalLeg(query: string, depth: number, source: LexicalSource, 
 /**
  * docs/retrieval.md#typos: a query word that the index holds neither as a word
  * nor as a substring finds nothing, so it is taken for a typo of the nearest
- * word (within one or two edits) of the chunks that share most of its
- * trigrams, the most frequent one where several are as near.
+ * word (within one or two edits) of the chunks the rest of the query finds and
+ * of those that share most of its trigrams, the most frequent one where
+ * several are as near.
  */
 function correctTypos(analysed: QueryTerms, source: LexicalSource, scope: ChunkScope): Correction[] {
   const words = source.wordRanking(analysed.terms);
@@ -93,8 +94,15 @@ function correctTypos(analysed: QueryTerms, source: LexicalSource, scope: ChunkS
       words.documentFrequency(term) === 0 &&
       source.rankSubstrings(quote(term.text), scope, 1).length === 0,
   );
+  if (unknown.length === 0) return [];
+  // The chunks the rest of the query finds hold the words it is about (`tmux renmae session`: rename).
+  const known = analysed.terms.filter((term) => words.documentFrequency(term) > 0);
+  const context = known.length > 0 ? words.rank(known, scope, CORRECTION_CHUNKS) : [];
   return unknown.slice(0, MAX_CORRECTIONS).flatMap((term) => {
-    const offered = source.rankSubstrings(anyOf(trigramsOf(term.text).map(quote)), scope, CORRECTION_CHUNKS);
+    const offered = [
+      ...context,
+      ...source.rankSubstrings(anyOf(trigramsOf(term.text).map(quote)), scope, CORRECTION_CHUNKS),
+    ];
     const nearest = nearestWords(term.text, source.chunkTexts(offered.map((chunk) => chunk.chunkId)));
     const candidates = nearest.map((text): QueryTerm => ({ text, prefix: false, kind: 'word' }));
     const counts = source.wordRanking(candidates);
