@@ -56,7 +56,8 @@ export {
   type SearchResult,
   searchSnapshot,
 } from './search/hybrid-search.js';
-export type { LexicalTier } from './search/lexical-leg.js';
+export type { Correction, LexicalTier } from './search/lexical-leg.js';
+export { plainText } from './search/plain-text.js';
 export { DEFAULT_FUSION_WEIGHTS, type FusionWeights } from './search/rrf.js';
 export { loadFromCache, openIndex, SearchIndex, type SearchIndexOptions } from './search/search-index.js';
 export {
@@ -75,7 +76,7 @@ export {
   TOP_MAX,
   TOP_MIN,
 } from './search/search-request.js';
-export { snippetOf, termPatterns } from './search/snippet.js';
+export { hitSnippet, type Snippet, snippetOf, termPatterns } from './search/snippet.js';
 export { IndexSnapshot } from './snapshot/index-snapshot.js';
 export { SnapshotSource } from './snapshot/snapshot-source.js';
 export { type VaultWatcher, watchVaults } from './walk/vault-watcher.js';

@@ -16,6 +16,7 @@ import { RagError } from '../errors/rag-error.js';
 import type { SearchHit, SearchResult } from '../search/hybrid-search.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { checkSearchRequest, describeSearchProblem, type SearchRequestProblem } from '../search/search-request.js';
+import { hitSnippet, termPatterns } from '../search/snippet.js';
 import { ApiError, type ApiErrorCode } from './api-errors.js';
 import { healthBody } from './health.js';
 import { allowedHostnames, screenRequest } from './request-screen.js';
@@ -103,7 +104,7 @@ async function search(req: IncomingMessage, res: ServerResponse, deps: SearchSer
     throw translate(err, deps.log);
   }
   const tiers = result.lexicalTiers.length > 0 ? result.lexicalTiers.join('+') : 'none';
-  sendJson(res, 200, { hits: result.hits.map(hitJson) }, { 'X-Notegate-Lexical': tiers });
+  sendJson(res, 200, searchJson(result, request.query), { 'X-Notegate-Lexical': tiers });
 }
 
 /** The index's failures as API errors (the details go to the log only). */
@@ -128,8 +129,15 @@ function parseJson(raw: Buffer): unknown {
   }
 }
 
-/** The hit fields of docs/retrieval.md#post-search, with the component ranks (also `notegate-rag search --json`). */
-export function hitJson(hit: SearchHit): Record<string, unknown> {
+/** The response body of docs/retrieval.md#post-search (also `notegate-rag search --json`): hits and corrections. */
+export function searchJson(result: Pick<SearchResult, 'hits' | 'corrections'>, query: string): Record<string, unknown> {
+  const patterns = termPatterns(query, result.corrections);
+  return { hits: result.hits.map((hit) => hitJson(hit, patterns)), corrections: result.corrections };
+}
+
+/** The hit fields of docs/retrieval.md#post-search, with the component ranks. */
+function hitJson(hit: SearchHit, patterns: readonly RegExp[]): Record<string, unknown> {
+  const snippet = hitSnippet(hit.text, patterns);
   return {
     vault: hit.vault,
     path: hit.path,
@@ -139,6 +147,8 @@ export function hitJson(hit: SearchHit): Record<string, unknown> {
     line_start: hit.lineStart,
     line_end: hit.lineEnd,
     text: hit.text,
+    snippet: snippet.text,
+    marks: snippet.marks,
     score: hit.score,
     dense_rank: hit.denseRank ?? null,
     lexical_rank: hit.lexicalRank ?? null,

@@ -22,6 +22,8 @@ const HIT_FIELDS = [
   'line_start',
   'line_end',
   'text',
+  'snippet',
+  'marks',
   'score',
   'dense_rank',
   'lexical_rank',
@@ -124,6 +126,38 @@ describe('notegate-rag serve HTTP API', () => {
       assert.equal(ten.length, 10);
       assert.deepEqual((await page(50)).slice(0, 10), ten, JSON.stringify(fields));
     }
+  });
+
+  it('answers with plain-text snippets and their marks, the corrected typos, whole notes with files, and tag refusals', async (t) => {
+    const ws = workspace(t, { notes: NOTES });
+    const server = await startSearchServer(t, ws);
+    const reply = await server.search({ query: 'sigining keys', top: 1, mode: 'lexical' });
+    assert.deepEqual(reply.body, {
+      hits: [
+        {
+          ...(hitsOf(reply)[0] ?? {}),
+          path: 'ops/keys.md',
+          snippet: 'Rotate the signing keys every ninety days. Storage Keys live in the vault.',
+          marks: [
+            [11, 18],
+            [19, 23],
+            [51, 55],
+          ],
+        },
+      ],
+      corrections: [{ from: 'sigining', to: 'signing' }],
+    });
+    const notes = hitsOf(await server.search({ query: 'keys', top: 50, files: true, mode: 'lexical' }));
+    assert.deepEqual(
+      notes.map((h) => [h.path, h.line_start, h.line_end]),
+      [['ops/keys.md', 5, 9]],
+    );
+    const refused = await server.search({ query: 'keys', tags: ['a b'] });
+    assert.equal(refused.status, 400);
+    assert.deepEqual(refused.body, {
+      error: 'invalid_field',
+      message: 'tags: "a b" is not a tag: a tag has no spaces',
+    });
   });
 
   it('refuses bad requests with stable codes: 400, 403, 404, 405, 413', async (t) => {

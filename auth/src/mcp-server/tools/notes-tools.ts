@@ -1,6 +1,7 @@
 import {
   checkSearchRequest,
   describeSearchProblem,
+  hitSnippet,
   NotePlaceError,
   type NotesEngine,
   notePathProblem,
@@ -12,7 +13,6 @@ import {
   type SearchHit,
   type SearchRequest,
   type SearchRequestFailure,
-  snippetOf,
   TOP_MAX,
   TOP_MIN,
   termPatterns,
@@ -43,6 +43,17 @@ const searchInput = z.strictObject({
     .optional()
     .describe('hybrid (default where the index has vectors), dense, or lexical (the only one on a lexical-only index)'),
   namespaces: z.array(z.string()).min(1).optional().describe('Only these top-level folders ("" is the vault root)'),
+  tags: z
+    .array(z.string())
+    .min(1)
+    .optional()
+    .describe(
+      'Only notes with one of these frontmatter tags, or a tag nested below one (project finds project/garden)',
+    ),
+  files: z
+    .boolean()
+    .optional()
+    .describe('Whole notes instead of passages: each note once, its whole text in text, its line range the whole note'),
 });
 const hit = z.object({
   vault: z.string(),
@@ -52,9 +63,15 @@ const hit = z.object({
   line_start: z.number().int(),
   line_end: z.number().int(),
   snippet: z.string(),
+  /** The whole note's text, with files: true. */
+  text: z.string().optional(),
   score: z.number(),
 });
-const searchOutput = z.object({ hits: z.array(hit) });
+const searchOutput = z.object({
+  hits: z.array(hit),
+  /** Query words taken for typos, and the words searched instead (docs/retrieval.md#typos). */
+  corrections: z.array(z.object({ from: z.string(), to: z.string() })),
+});
 const writeInput = z.strictObject({
   title: z.string().min(1).max(200).describe('The note title (front matter); also its file name when no path is given'),
   body: z.string().describe('Markdown, at most 256 KiB'),
@@ -92,9 +109,12 @@ export function notesTools(engine: NotesEngine, onFault: (tool: string, err: unk
       text: (result) => describeHits(result.hits),
       run: async (request) => {
         try {
-          const hits = await engine.search(request);
-          const patterns = termPatterns(request.query);
-          return { hits: hits.map((found) => hitJson(found, patterns)) };
+          const { hits, corrections } = await engine.search(request);
+          const patterns = termPatterns(request.query, corrections);
+          return {
+            hits: hits.map((found) => hitJson(found, patterns, request.files === true)),
+            corrections: [...corrections],
+          };
         } catch (err) {
           if (err instanceof RagError && err.code === 'ERR_MODEL_UNAVAILABLE') {
             onFault('notes.search', err);
@@ -169,7 +189,7 @@ function writeRefusal(engine: NotesEngine, args: WriteInput): ProtocolError | un
   return unavailable === undefined ? undefined : toolError('ERR_INDEX_UNAVAILABLE', unavailable);
 }
 
-function hitJson(found: SearchHit, patterns: readonly RegExp[]): z.output<typeof hit> {
+function hitJson(found: SearchHit, patterns: readonly RegExp[], wholeNote: boolean): z.output<typeof hit> {
   return {
     vault: found.vault,
     path: found.path,
@@ -177,13 +197,15 @@ function hitJson(found: SearchHit, patterns: readonly RegExp[]): z.output<typeof
     heading: found.heading,
     line_start: found.lineStart,
     line_end: found.lineEnd,
-    snippet: snippetOf(found.text, patterns),
+    snippet: hitSnippet(found.text, patterns).text,
+    ...(wholeNote && { text: found.text }),
     score: found.score,
   };
 }
 
 /** The text block: one numbered line per hit naming its file and lines, then its snippet. */
 function describeHits(hits: readonly z.output<typeof hit>[]): string {
+  // The whole notes of files: true are in the structured content; the text block names them.
   if (hits.length === 0) return 'No notes matched.';
   return hits
     .map((found, i) => {
