@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import path from 'node:path';
 import {
   BodyTooLargeError,
   createBoundedServer,
@@ -13,13 +15,14 @@ import {
 } from '@notegate/kit/http';
 import { hasVectors } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
-import type { SearchHit, SearchResult } from '../search/hybrid-search.js';
+import { SEARCH_MODES, type SearchHit, type SearchResult } from '../search/hybrid-search.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { checkSearchRequest, describeSearchProblem, type SearchRequestProblem } from '../search/search-request.js';
 import { hitSnippet, termPatterns } from '../search/snippet.js';
 import { ApiError, type ApiErrorCode } from './api-errors.js';
 import { healthBody } from './health.js';
 import { allowedHostnames, screenRequest } from './request-screen.js';
+import { pageFiles, sendPageFile } from './search-page.js';
 
 /** docs/retrieval.md#post-search: request bodies over 64 KiB get 413. */
 const BODY_LIMIT_BYTES = 64 * 1024;
@@ -40,6 +43,11 @@ export interface SearchServerDeps {
   readonly indexPath: string;
   /** Vault ids of the config: the only ones a request may name, and the default search scope. */
   readonly vaults: readonly string[];
+  /**
+   * The folder of each vault, which GET /filters tells the search page so that its links can open a
+   * note in an editor (docs/retrieval.md#search-page); absent: the page shows no such links.
+   */
+  readonly vaultFolders?: ReadonlyMap<string, string>;
   /** The address the server binds to (allowed in `Host` besides loopback names). */
   readonly bindHost: string;
   /** Where failures are written with their details (stderr). */
@@ -53,9 +61,15 @@ export interface SearchServerDeps {
 /** The composition root of `notegate-rag serve`: routes, screening, and error translation. */
 export function createSearchServer(deps: SearchServerDeps): Server {
   const hostnames = allowedHostnames(deps.bindHost);
+  const page = [...pageFiles()].map(([route, file]): [string, Record<string, Handler>] => [
+    route,
+    { GET: (_req, res) => sendPageFile(res, file) },
+  ]);
   const routes: RouteTable = new Map<string, Record<string, Handler>>([
     ['/health', { GET: (_req, res) => health(res, deps) }],
     ['/search', { POST: (req, res) => search(req, res, deps) }],
+    ['/filters', { GET: (_req, res) => filters(res, deps) }],
+    ...page,
   ]);
   const route = routeRequests(routes, {
     notFound: (_req, res) => sendJson(res, 404, new ApiError('not_found').body),
@@ -90,6 +104,37 @@ function health(res: ServerResponse, deps: SearchServerDeps): void {
     configuredVaults: deps.vaults,
   });
   sendJson(res, status, body, { 'Cache-Control': 'no-store' });
+}
+
+/**
+ * docs/retrieval.md#get-filters: what a search can be narrowed to, for the search page: the configured
+ * vaults (with their folders, when given), their folders' namespaces, every tag, and the modes.
+ */
+function filters(res: ServerResponse, deps: SearchServerDeps): void {
+  const { snapshots } = deps.index;
+  snapshots.check();
+  const state = snapshots.current;
+  if (state.kind !== 'ready') throw translate(new RagError('ERR_INDEX_UNAVAILABLE', describeState(state)), deps.log);
+  const facets = state.snapshot.facets();
+  const vaults = deps.vaults.map((id) => {
+    const folder = deps.vaultFolders?.get(id);
+    return { id, folder: folder ?? null, obsidian: folder !== undefined && existsSync(path.join(folder, '.obsidian')) };
+  });
+  sendJson(
+    res,
+    200,
+    {
+      vaults,
+      namespaces: facets.namespaces.filter((n) => deps.vaults.includes(n.vault)),
+      tags: facets.tags,
+      modes: hasVectors(deps.index.model) ? SEARCH_MODES : ['lexical'],
+    },
+    { 'Cache-Control': 'no-store' },
+  );
+}
+
+function describeState(state: { readonly kind: string; readonly reason?: string }): string {
+  return state.reason ?? `the index is ${state.kind}`;
 }
 
 async function search(req: IncomingMessage, res: ServerResponse, deps: SearchServerDeps): Promise<void> {

@@ -31,6 +31,12 @@ export interface VaultCounts {
   readonly chunks: number;
 }
 
+/** The choices a search of a snapshot can be narrowed by. */
+export interface SnapshotFacets {
+  readonly namespaces: readonly { readonly vault: string; readonly namespace: string; readonly chunks: number }[];
+  readonly tags: readonly { readonly tag: string; readonly notes: number }[];
+}
+
 /** A vault and namespace filter over one snapshot: row ranges for the vectors, a scope for the full-text tables. */
 export interface SnapshotFilter {
   readonly ranges: readonly RowRange[];
@@ -152,6 +158,36 @@ export class IndexSnapshot {
       .all(JSON.stringify(fileIds));
     const rows = intersectRanges(ranges, rangesOfRows(chunkIds.map((id) => this.rowOf(Number(id)))));
     return { ranges: rows, scope: { ...scope, narrowed: { fileIds, rows } } };
+  }
+
+  /**
+   * What a search of this snapshot can be narrowed to (the search page's
+   * choices): the (vault, namespace) groups with their chunks, and every tag
+   * with the notes that have it or a tag nested below it.
+   */
+  facets(): SnapshotFacets {
+    const namespaces = this.vectors.matrix.partitions.map((p) => ({
+      vault: p.vault,
+      namespace: p.namespace,
+      chunks: p.end - p.start,
+    }));
+    const notesOfTag = new Map<string, Set<number>>();
+    for (const note of this.notesWithTags()) {
+      for (const tag of note.tags.map(normalizeTag)) {
+        const parts = tag.split('/');
+        for (let depth = 1; depth <= parts.length; depth += 1) {
+          const name = parts.slice(0, depth).join('/');
+          if (name === '') continue;
+          const notes = notesOfTag.get(name) ?? new Set<number>();
+          notes.add(note.fileId);
+          notesOfTag.set(name, notes);
+        }
+      }
+    }
+    const tags = [...notesOfTag]
+      .map(([tag, notes]) => ({ tag, notes: notes.size }))
+      .sort((a, b) => (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0));
+    return { namespaces, tags };
   }
 
   private notesWithTags(): readonly { readonly fileId: number; readonly tags: readonly string[] }[] {

@@ -190,6 +190,59 @@ describe('notegate-rag serve HTTP API', () => {
     assert.equal(allowed.headers.allow, 'GET');
   });
 
+  it('serves the search page under a strict content security policy: no inline script or style, same checks as the API', async (t) => {
+    const ws = workspace(t, { notes: NOTES });
+    const server = await startSearchServer(t, ws);
+    const page = await server.request({ path: '/' });
+    assert.equal(page.status, 200);
+    assert.equal(page.headers['content-type'], 'text/html; charset=utf-8');
+    assert.equal(
+      page.headers['content-security-policy'],
+      "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    );
+    assert.equal(page.headers['x-content-type-options'], 'nosniff');
+    const html = String(page.body);
+    assert.doesNotMatch(html, /<script(?![^>]*\ssrc=)/, 'no inline script');
+    assert.doesNotMatch(html, /<style|\sstyle=|\son[a-z]+=/i, 'no inline style or handler');
+    const modules = [...html.matchAll(/src="([^"]+)"|href="(\/page\/[^"]+)"/g)].map((m) => m[1] ?? m[2] ?? '');
+    assert.deepEqual(modules, ['/page/search.css', '/page/main.js']);
+    for (const file of ['/page/main.js', '/page/api.js', '/page/links.js', '/page/render.js', '/page/search.css']) {
+      const reply = await server.request({ path: file });
+      assert.equal(reply.status, 200, file);
+      assert.match(String(reply.headers['content-type']), file.endsWith('.js') ? /^text\/javascript/ : /^text\/css/);
+      assert.equal(reply.headers['content-security-policy'], page.headers['content-security-policy']);
+    }
+    assert.equal((await server.request({ path: '/page/main.d.ts' })).status, 404);
+    assert.equal((await server.request({ path: '/', headers: { Host: 'evil.example' } })).status, 403);
+    assert.equal((await server.request({ path: '/', headers: { Origin: 'https://evil.example' } })).status, 403);
+    assert.equal((await server.request({ method: 'POST', path: '/' })).status, 405);
+  });
+
+  it('tells the page what a search can be narrowed to: vaults, their folders, tags with nested ones, modes', async (t) => {
+    const ws = workspace(t, {
+      notes: { ...NOTES, 'recipes/eggs.md': '---\ntags: [recipe, project/kitchen]\n---\n# Eggs\n\nBoil them.\n' },
+    });
+    const server = await startSearchServer(t, ws);
+    const reply = await server.request({ path: '/filters' });
+    assert.equal(reply.status, 200);
+    assert.deepEqual(reply.body, {
+      vaults: [{ id: 'notes', folder: null, obsidian: false }],
+      namespaces: [
+        { vault: 'notes', namespace: '', chunks: 1 },
+        { vault: 'notes', namespace: 'de', chunks: 1 },
+        { vault: 'notes', namespace: 'ops', chunks: 1 },
+        { vault: 'notes', namespace: 'recipes', chunks: 1 },
+        { vault: 'notes', namespace: 'zh', chunks: 1 },
+      ],
+      tags: [
+        { tag: 'project', notes: 1 },
+        { tag: 'project/kitchen', notes: 1 },
+        { tag: 'recipe', notes: 1 },
+      ],
+      modes: ['hybrid', 'dense', 'lexical'],
+    });
+  });
+
   it('keeps a tiny vault findable beside a large near-duplicate vault when filtered (filters before top-k)', async (t) => {
     const big = Object.fromEntries(
       Array.from({ length: 60 }, (_, i) => [
