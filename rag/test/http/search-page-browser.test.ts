@@ -98,7 +98,7 @@ async function hitsListed(page: Page, query: string): Promise<number> {
 }
 
 describe('the search page in a real browser', () => {
-  it('finds a note while typing, filters by tag, chooses with the keyboard and opens it in the editor', {
+  it('finds a note while typing, filters by tag and folder, chooses with the keyboard, opens it in the editor', {
     skip: browserMissing(),
   }, async (t) => {
     if (!existsSync(CHROMIUM)) assert.fail(`NOTEGATE_REQUIRE_BROWSER=1 but ${CHROMIUM} is missing`);
@@ -145,8 +145,15 @@ describe('the search page in a real browser', () => {
     const [, notePath = '', line = ''] = /^life\/(.+):(\d+)-\d+$/.exec(where) ?? [];
     assert.equal(opened, `vscode://file${path.join(folder, notePath)}:${line}:1`, `opened ${chosenTitle}`);
 
-    // A typo is searched as the word meant, and the page says so.
+    // The folder filter: the journal alone.
     await page.locator('#tag').selectOption('');
+    await page.locator('#namespace').selectOption('journal');
+    await page.locator('#hits .hit', { hasText: 'Shakshuka' }).waitFor({ state: 'detached' });
+    assert.equal(await hitsListed(page, 'eggs'), 1);
+    assert.deepEqual(await titles.allTextContents(), ['Saturday']);
+
+    // A typo is searched as the word meant, and the page says so.
+    await page.locator('#namespace').selectOption('');
     await page.locator('#query').fill('irigation');
     assert.equal(await hitsListed(page, 'irigation'), 1);
     assert.match((await page.locator('#status').textContent()) ?? '', /searched for irrigation \(not irigation\)/);
