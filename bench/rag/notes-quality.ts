@@ -161,8 +161,11 @@ function summaryRows(label: string, outcomes: readonly QueryOutcome[]): string[]
     percent(picked.map((o) => o.ndcg)),
     percent(picked.map((o) => (o.success ? 1 : 0))),
   ];
+  const set = (prefix: string) => outcomes.filter((o) => o.query.id.startsWith(prefix));
   return [
     row('all', outcomes),
+    row('vault-til (til-*)', set('til-')),
+    row('obsidian (obs-*)', set('obs-')),
     ...kinds.map((kind) =>
       row(
         kind,

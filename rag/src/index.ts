@@ -76,7 +76,7 @@ export {
   TOP_MAX,
   TOP_MIN,
 } from './search/search-request.js';
-export { hitSnippet, type Snippet, snippetOf, termPatterns } from './search/snippet.js';
+export { hitSnippet, type Snippet, termPatterns } from './search/snippet.js';
 export { IndexSnapshot } from './snapshot/index-snapshot.js';
 export { SnapshotSource } from './snapshot/snapshot-source.js';
 export { type VaultWatcher, watchVaults } from './walk/vault-watcher.js';
