@@ -205,11 +205,19 @@ describe('notegate-rag serve HTTP API', () => {
     assert.doesNotMatch(html, /<script(?![^>]*\ssrc=)/, 'no inline script');
     assert.doesNotMatch(html, /<style|\sstyle=|\son[a-z]+=/i, 'no inline style or handler');
     const modules = [...html.matchAll(/src="([^"]+)"|href="(\/page\/[^"]+)"/g)].map((m) => m[1] ?? m[2] ?? '');
-    assert.deepEqual(modules, ['/page/search.css', '/page/main.js']);
-    for (const file of ['/page/main.js', '/page/api.js', '/page/links.js', '/page/render.js', '/page/search.css']) {
+    assert.deepEqual(modules, ['/page/icon.svg', '/page/search.css', '/page/main.js']);
+    const types: Record<string, RegExp> = { js: /^text\/javascript/, css: /^text\/css/, svg: /^image\/svg\+xml/ };
+    for (const file of [
+      '/page/main.js',
+      '/page/api.js',
+      '/page/links.js',
+      '/page/render.js',
+      '/page/search.css',
+      '/page/icon.svg',
+    ]) {
       const reply = await server.request({ path: file });
       assert.equal(reply.status, 200, file);
-      assert.match(String(reply.headers['content-type']), file.endsWith('.js') ? /^text\/javascript/ : /^text\/css/);
+      assert.match(String(reply.headers['content-type']), types[file.split('.').pop() ?? ''] ?? /^$/);
       assert.equal(reply.headers['content-security-policy'], page.headers['content-security-policy']);
     }
     assert.equal((await server.request({ path: '/page/main.d.ts' })).status, 404);
