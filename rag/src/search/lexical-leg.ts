@@ -25,11 +25,16 @@ export interface LexicalResult {
 
 export type LexicalSource = Pick<
   LexicalTables,
-  'layout' | 'rowCount' | 'wordRanking' | 'rankWords' | 'rankSubstrings' | 'chunkTexts'
+  'layout' | 'rowCount' | 'wordRanking' | 'rankWords' | 'rankSubstrings' | 'substringFrequency' | 'chunkTexts'
 >;
 
 /** Chunks the trigram table offers for one misspelt word: where its nearest words are looked for. */
 const CORRECTION_CHUNKS = 20;
+/**
+ * The misspelt word's trigrams asked of the trigram table, the rarest: ranking an OR of common ones
+ * (`ent`, `ion`) scores most of the table, and a typo leaves most of a word's rare trigrams intact.
+ */
+const RAREST_TRIGRAMS = 4;
 /** Ours: an input bound; a query with more unknown words than this is not a few typos. */
 const MAX_CORRECTIONS = 4;
 
@@ -81,9 +86,9 @@ export function lexicalLeg(query: string, depth: number, source: LexicalSource, 
 /**
  * docs/retrieval.md#typos: a query word that the index holds neither as a word
  * nor as a substring finds nothing, so it is taken for a typo of the nearest
- * word (within one or two edits) of the chunks the rest of the query finds and
- * of those that share most of its trigrams, the most frequent one where
- * several are as near.
+ * word (within one or two edits) of the chunks the rest of the query finds,
+ * else of those that share most of its rarest trigrams, the most frequent one
+ * where several are as near.
  */
 function correctTypos(analysed: QueryTerms, source: LexicalSource, scope: ChunkScope): Correction[] {
   const words = source.wordRanking(analysed.terms);
@@ -98,12 +103,24 @@ function correctTypos(analysed: QueryTerms, source: LexicalSource, scope: ChunkS
   // The chunks the rest of the query finds hold the words it is about (`tmux renmae session`: rename).
   const known = analysed.terms.filter((term) => words.documentFrequency(term) > 0);
   const context = known.length > 0 ? words.rank(known, scope, CORRECTION_CHUNKS) : [];
+  const textsOf = (chunks: readonly RankedChunk[]) => source.chunkTexts(chunks.map((chunk) => chunk.chunkId));
+  const contextTexts = context.length > 0 ? textsOf(context) : [];
   return unknown.slice(0, MAX_CORRECTIONS).flatMap((term) => {
-    const offered = [
-      ...context,
-      ...source.rankSubstrings(anyOf(trigramsOf(term.text).map(quote)), scope, CORRECTION_CHUNKS),
-    ];
-    const nearest = nearestWords(term.text, source.chunkTexts(offered.map((chunk) => chunk.chunkId)));
+    // The trigram table is asked only when the context holds no word near enough: its OR of trigrams
+    // scores every chunk holding a common one.
+    let nearest = nearestWords(term.text, contextTexts);
+    if (nearest.length === 0) {
+      const rarest = trigramsOf(term.text)
+        .map((trigram) => ({ trigram, chunks: source.substringFrequency(quote(trigram)) }))
+        .filter((t) => t.chunks > 0)
+        .sort((a, b) => a.chunks - b.chunks)
+        .slice(0, RAREST_TRIGRAMS);
+      const offered =
+        rarest.length === 0
+          ? []
+          : source.rankSubstrings(anyOf(rarest.map((t) => quote(t.trigram))), scope, CORRECTION_CHUNKS);
+      nearest = nearestWords(term.text, textsOf(offered));
+    }
     const candidates = nearest.map((text): QueryTerm => ({ text, prefix: false, kind: 'word' }));
     const counts = source.wordRanking(candidates);
     const best = candidates
