@@ -8,7 +8,8 @@
  * chunk. Prints nDCG@10 and success@3 (a judged note among the first three
  * notes), overall and per kind of query, for the lexical leg on an index
  * without a model and, with `--model ID`, dense and hybrid on an index with
- * that model's vectors (its files read from `--model-cache DIR`, never downloaded).
+ * that model's vectors (its files read from `--model-cache DIR`, never downloaded), and the
+ * median time of a query of each kind (query embedding included; timings belong here, not in tests).
  *
  * Run: npx tsc -b && node bench/rag/dist/notes-quality.js [--model ID --model-cache DIR] [--per-query]
  * (the notes vault: the shared folder, NOTEGATE_SHARED_DIR, else ../shared beside the repository)
@@ -32,7 +33,7 @@ import {
   type SearchMode,
   TOP_MAX,
 } from '@notegate/rag';
-import { arg, printTable, sharedDir } from './support.js';
+import { arg, printTable, sharedDir, timings } from './support.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 /** The query set and its vault live in the sources, beside this file's own folder under dist. */
@@ -54,7 +55,12 @@ interface QueryOutcome {
   readonly ndcg: number;
   readonly success: boolean;
   readonly notes: readonly string[];
+  /** The search's median time over REPEATS runs, the first (cold caches) excluded. */
+  readonly medianMs: number;
 }
+
+/** Runs per query for its time (the ranking is the same each time). */
+const REPEATS = 11;
 
 function loadQueries(file: string): JudgedQuery[] {
   const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
@@ -128,13 +134,21 @@ async function measure(
             context,
           );
           if (!checked.ok) throw new Error(`${query.id}: ${checked.problem}`);
-          const result = await index.search({ ...checked.request, vaults: checked.request.vaults ?? context.vaults });
+          const options = { ...checked.request, vaults: checked.request.vaults ?? context.vaults };
+          const result = await index.search(options);
+          const samplesMs: number[] = [];
+          for (let run = 0; run < REPEATS; run += 1) {
+            const startedMs = performance.now();
+            await index.search(options);
+            samplesMs.push(performance.now() - startedMs);
+          }
           const notes = dedupe(result.hits.map((hit) => `${hit.vault}/${hit.path}`));
           results.push({
             query,
             ndcg: ndcgAt(10, notes, query.relevant),
             success: notes.slice(0, SUCCESS_DEPTH).some((note) => (query.relevant.get(note) ?? 0) > 0),
             notes,
+            medianMs: timings(samplesMs).medianMs,
           });
         }
         outcomes.set(mode, results);
@@ -160,6 +174,7 @@ function summaryRows(label: string, outcomes: readonly QueryOutcome[]): string[]
     String(picked.length),
     percent(picked.map((o) => o.ndcg)),
     percent(picked.map((o) => (o.success ? 1 : 0))),
+    timings(picked.map((o) => o.medianMs)).medianMs.toFixed(2),
   ];
   const set = (prefix: string) => outcomes.filter((o) => o.query.id.startsWith(prefix));
   return [
@@ -200,7 +215,7 @@ async function main(): Promise<void> {
     `${queries.length} queries, 50 hits deep, a note at its best chunk (${lexical.chunks} chunks without a model)` +
       (tagsField ? '' : '; this version has no tags field: tag-filter queries ran without their filter'),
   );
-  printTable(['search', 'queries', 'n', 'nDCG@10', 'success@3'], rows);
+  printTable(['search', 'queries', 'n', 'nDCG@10', 'success@3', 'ms (median)'], rows);
   if (process.argv.includes('--per-query')) {
     console.log('');
     printTable(['search', 'id', 'query', 'nDCG@10', 'success@3', 'first note'], perQuery);
