@@ -2,7 +2,7 @@
 import type { Hit } from './api.js';
 
 /** The snippet as text with `<mark>` around the matched ranges. */
-export function snippetElement(hit: Hit): HTMLParagraphElement {
+function snippetElement(hit: Hit): HTMLParagraphElement {
   const p = document.createElement('p');
   p.className = 'snippet';
   let at = 0;

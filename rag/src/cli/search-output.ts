@@ -1,5 +1,5 @@
 import type { SearchResult } from '../search/hybrid-search.js';
-import { hitSnippet, matchRanges, termPatterns } from '../search/snippet.js';
+import { hitSnippet, termPatterns } from '../search/snippet.js';
 
 const BOLD = '\x1b[1m';
 const MARK = '\x1b[1;33m';
@@ -39,12 +39,8 @@ export function formatHits(result: Pick<SearchResult, 'hits' | 'corrections'>, q
     .join('\n\n')}\n`;
 }
 
-/** Wraps every match of the patterns (overlaps merged) with `paint`. */
-export function mark(text: string, patterns: readonly RegExp[], paint: (text: string) => string): string {
-  return paintRanges(text, matchRanges(text, patterns), paint);
-}
-
-function paintRanges(
+/** Wraps each range of `text` (in order, not overlapping) with `paint`. */
+export function paintRanges(
   text: string,
   ranges: readonly (readonly [number, number])[],
   paint: (text: string) => string,

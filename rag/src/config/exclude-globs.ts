@@ -23,7 +23,7 @@ export type GlobCheck =
   | { readonly ok: false; readonly problem: string };
 
 /** No exclusions. */
-export const NO_EXCLUDES: ExcludeRules = { globs: [], matches: () => false };
+const NO_EXCLUDES: ExcludeRules = { globs: [], matches: () => false };
 
 /**
  * Compiles globs into rules, or names the first malformed one. Syntax (a subset

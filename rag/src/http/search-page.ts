@@ -7,7 +7,7 @@ import { RagError } from '../errors/rag-error.js';
  * docs/retrieval.md#search-page: the page runs only the server's own script and style files (no inline
  * script or style, nothing from elsewhere), talks only to its server, and cannot be framed.
  */
-export const PAGE_CONTENT_SECURITY_POLICY = [
+const PAGE_CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { formatHits, mark } from '../../src/cli/search-output.js';
+import { formatHits, paintRanges } from '../../src/cli/search-output.js';
 import type { SearchHit } from '../../src/search/hybrid-search.js';
-import { snippetOf, termPatterns } from '../../src/search/snippet.js';
+import { matchRanges, snippetOf, termPatterns } from '../../src/search/snippet.js';
 
 const hit: SearchHit = {
   chunkId: 1,
@@ -18,6 +18,10 @@ const hit: SearchHit = {
   denseRank: 1,
   lexicalRank: 2,
 };
+
+/** The text with every match of the patterns (overlaps merged) wrapped by `paint`. */
+const mark = (text: string, patterns: readonly RegExp[], paint: (text: string) => string) =>
+  paintRanges(text, matchRanges(text, patterns), paint);
 
 describe('search output', () => {
   it('marks the query terms at word starts (any case) and n-grams anywhere, merging overlaps', () => {
