@@ -20,7 +20,7 @@ export function maxEditsFor(length: number): number {
 
 /** A word of a spaced script: a letter, then letters and combining marks (no digit, no symbol). */
 const PLAIN_WORD = /^\p{L}[\p{L}\p{M}]*$/u;
-const ASCII = /^[\x00-\x7f]*$/;
+const ASCII = /^\p{ASCII}*$/u;
 
 /** The word case folded and composed (é and e differ by one edit, however é was typed). */
 function fold(word: string): string {
