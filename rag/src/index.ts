@@ -19,17 +19,11 @@ export { SharedEmbedder } from './embed/shared-embedder.js';
 export { loadTransformersEmbedder } from './embed/transformers-embedder.js';
 export { RagError, type RagErrorCode } from './errors/rag-error.js';
 export { type BeirDataset, type BeirDocument, loadBeirDataset, type Split } from './eval/beir-dataset.js';
+export { buildEvalIndex, type EvalIndex, type EvalIndexOptions } from './eval/eval-index.js';
 export { dedupe, meanScores, ndcgAt, type QueryScores, recallAt, scoreQuery } from './eval/metrics.js';
 export type { WeightsCheck } from './eval/model-check.js';
-export {
-  EVAL_MODES,
-  type EvalMode,
-  type EvalOptions,
-  type EvalProgress,
-  type EvalReport,
-  type ModeReport,
-  runEval,
-} from './eval/run-eval.js';
+export { type EvalOptions, type EvalProgress, type EvalReport, runEval } from './eval/run-eval.js';
+export { EVAL_MODES, type EvalMode, type ModeReport, type ScoreOptions, scoreMode } from './eval/score-mode.js';
 export { ApiError, type ApiErrorCode } from './http/api-errors.js';
 export {
   type IndexCapabilities,
@@ -42,6 +36,15 @@ export { IndexFollower, type IndexFollowerOptions } from './indexer/index-follow
 export { DEFAULT_BATCH_SIZE, DEFAULT_WINDOW_CHUNKS, type RunIndexOptions, runIndex } from './indexer/run-index.js';
 export type { FailedFile, FileOutcome, FileWarning, IndexProgress, IndexSummary } from './indexer/types.js';
 export {
+  type AgreementGuard,
+  DEFAULT_FUSION,
+  type FusionSettings,
+  type FusionWeights,
+  fuse,
+  type LegHit,
+  legAgreement,
+} from './search/fusion.js';
+export {
   LEG_DEPTH,
   SEARCH_MODES,
   type SearchHit,
@@ -51,7 +54,6 @@ export {
   searchSnapshot,
 } from './search/hybrid-search.js';
 export type { LexicalTier } from './search/lexical-leg.js';
-export { DEFAULT_FUSION_WEIGHTS, type FusionWeights } from './search/rrf.js';
 export { loadFromCache, openIndex, SearchIndex, type SearchIndexOptions } from './search/search-index.js';
 export { snippetOf, termPatterns } from './search/snippet.js';
 export { IndexSnapshot } from './snapshot/index-snapshot.js';
