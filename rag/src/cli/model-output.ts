@@ -1,5 +1,5 @@
 import type { InstallReport } from '../embed/install-model.js';
-import type { CachedModel } from '../embed/model-inventory.js';
+import type { CachedFileState, CachedModel } from '../embed/model-inventory.js';
 
 /** What `model install` did, one line per file, then whether the model is complete. */
 export function formatInstall(report: InstallReport): string {
@@ -19,15 +19,20 @@ export function formatInstall(report: InstallReport): string {
 export function formatInventory(cacheDir: string, inventory: readonly CachedModel[]): string {
   const lines = [`model cache ${cacheDir}`];
   for (const { model, files } of inventory) {
-    const complete = files.every((f) => f.state === 'verified' || f.state === 'unpinned');
-    const none = files.every((f) => f.state === 'missing');
-    lines.push('', `${model.id}: ${none ? 'not installed' : complete ? 'complete' : 'incomplete'}`);
+    lines.push('', `${model.id}: ${summaryOf(files.map((f) => f.state))}`);
     for (const f of files) {
       const size = f.sizeBytes === undefined ? '' : `  ${f.sizeBytes} bytes`;
       lines.push(`  ${f.state.padEnd(8)}  ${f.file.path}${size}`);
     }
   }
   return `${lines.join('\n')}\n`;
+}
+
+function summaryOf(states: readonly CachedFileState[]): string {
+  if (states.every((s) => s === 'missing')) return 'not installed';
+  if (states.includes('missing')) return 'incomplete';
+  if (states.includes('mismatch')) return 'complete, but not the pinned files';
+  return states.includes('unpinned') ? 'complete, not verifiable (no pinned hashes)' : 'complete, verified';
 }
 
 /** The list for scripts (`--json`), snake_case. */
