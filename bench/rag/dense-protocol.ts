@@ -40,7 +40,9 @@ async function measure(cache: string, label: string): Promise<string[][]> {
       if (v) vectors[id] = v;
     });
   }
-  process.stderr.write(`${label}: ${texts.length} documents embedded in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+  process.stderr.write(
+    `${label}: ${texts.length} documents embedded in ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
+  );
   const rows: string[][] = [];
   for (const [split, judged] of [
     ['test', test],

@@ -12,7 +12,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadBeirDataset, meanScores, NO_MODEL, noDownloads, runEval, scoreQuery, type Split } from '@notegate/rag';
+import { loadBeirDataset, meanScores, NO_MODEL, noDownloads, runEval, type Split, scoreQuery } from '@notegate/rag';
 import { arg, BENCH_DIR, printTable, sharedDir, timings } from './support.js';
 
 const BM25S = 'bm25s==0.3.16';
@@ -31,7 +31,8 @@ interface PeerRun {
 
 function sh(command: string, args: readonly string[], options: { cwd?: string; input?: string } = {}) {
   const run = spawnSync(command, args, { encoding: 'utf8', maxBuffer: 1 << 28, ...options });
-  if (run.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${run.status}): ${run.stderr.slice(-2000)}`);
+  if (run.status !== 0)
+    throw new Error(`${command} ${args.join(' ')} failed (${run.status}): ${run.stderr.slice(-2000)}`);
   return run.stdout;
 }
 
@@ -80,7 +81,11 @@ function anserini(datasetDir: string, split: Split, judgedIds: readonly string[]
   const jarsDir = path.join(BENCH_DIR, 'maven');
   const jar = path.join(jarsDir, 'anserini-0.25.0-fatjar.jar');
   if (!existsSync(jar)) {
-    const copy = spawnSync('mvn', ['-q', MAVEN_DEPENDENCY_PLUGIN, `-Dartifact=${ANSERINI}`, `-DoutputDirectory=${jarsDir}`], { encoding: 'utf8' });
+    const copy = spawnSync(
+      'mvn',
+      ['-q', MAVEN_DEPENDENCY_PLUGIN, `-Dartifact=${ANSERINI}`, `-DoutputDirectory=${jarsDir}`],
+      { encoding: 'utf8' },
+    );
     if (copy.status !== 0) return `mvn could not copy ${ANSERINI}`;
   }
   const work = path.join(BENCH_DIR, 'anserini', split);
@@ -100,26 +105,51 @@ function anserini(datasetDir: string, split: Split, judgedIds: readonly string[]
     spawnSync('java', ['-cp', jar, main, ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
   const started = performance.now();
   const indexed = java('io.anserini.index.IndexCollection', [
-    '-collection', 'BeirFlatCollection', '-input', input, '-index', path.join(work, 'index'),
-    '-generator', 'DefaultLuceneDocumentGenerator', '-threads', '1', '-storePositions', '-storeDocvectors', '-storeRaw',
+    '-collection',
+    'BeirFlatCollection',
+    '-input',
+    input,
+    '-index',
+    path.join(work, 'index'),
+    '-generator',
+    'DefaultLuceneDocumentGenerator',
+    '-threads',
+    '1',
+    '-storePositions',
+    '-storeDocvectors',
+    '-storeRaw',
   ]);
   const indexMs = performance.now() - started;
-  if (indexed.status !== 0) return `Anserini 0.25.0 did not index on this JDK: ${indexed.stderr.split('\n').slice(0, 3).join(' ')}`;
+  if (indexed.status !== 0)
+    return `Anserini 0.25.0 did not index on this JDK: ${indexed.stderr.split('\n').slice(0, 3).join(' ')}`;
   // One process for all queries (its start-up is not a query's cost): the run's wall time over the query count.
   const topics = path.join(work, 'topics.tsv');
   writeFileSync(topics, judgedIds.map((id) => `${id}\t${(queries.get(id) ?? '').replace(/\s+/g, ' ')}`).join('\n'));
   const run = path.join(work, 'run.txt');
   const searchStarted = performance.now();
   const searched = java('io.anserini.search.SearchCollection', [
-    '-index', path.join(work, 'index'), '-topics', topics, '-topicReader', 'TsvString', '-output', run,
-    '-bm25', '-removeQuery', '-hits', '101', '-threads', '1',
+    '-index',
+    path.join(work, 'index'),
+    '-topics',
+    topics,
+    '-topicReader',
+    'TsvString',
+    '-output',
+    run,
+    '-bm25',
+    '-removeQuery',
+    '-hits',
+    '101',
+    '-threads',
+    '1',
   ]);
   const searchMs = performance.now() - searchStarted;
-  if (searched.status !== 0) return `Anserini 0.25.0 did not search: ${searched.stderr.split('\n').slice(0, 3).join(' ')}`;
+  if (searched.status !== 0)
+    return `Anserini 0.25.0 did not search: ${searched.stderr.split('\n').slice(0, 3).join(' ')}`;
   const rankings: Record<string, string[]> = {};
   for (const line of readFileSync(run, 'utf8').split('\n')) {
     const [qid, , docid] = line.split(/\s+/);
-    if (qid && docid) (rankings[qid] ??= []).push(docid);
+    if (qid && docid) rankings[qid] = [...(rankings[qid] ?? []), docid];
   }
   const perQuery = searchMs / Math.max(1, judgedIds.length);
   return {
@@ -162,7 +192,9 @@ async function main(): Promise<void> {
       rows.push([label, '–', '–', '–', '–', '–', peer]);
       return;
     }
-    const scores = meanScores(judgedIds.map((id) => scoreQuery(peer.rankings[id] ?? [], dataset.judgments.get(id) ?? new Map())));
+    const scores = meanScores(
+      judgedIds.map((id) => scoreQuery(peer.rankings[id] ?? [], dataset.judgments.get(id) ?? new Map())),
+    );
     const t = timings(peer.queryMs);
     rows.push([
       label,
