@@ -12,10 +12,11 @@ export type SearchMode = 'hybrid' | 'dense' | 'lexical';
 export const SEARCH_MODES: readonly SearchMode[] = ['hybrid', 'dense', 'lexical'];
 
 /**
- * Candidates each leg contributes to fusion and to the MMR pool, whatever
- * `top` is, so the first page is the same for `top: 10` and `top: 50`
- * (docs/retrieval.md#fusion-and-mmr). Also the most hits one search returns
- * (`eval` reads 100 for Recall@100).
+ * The most hits one search returns (`eval` reads 100 for Recall@100), the
+ * depth of a leg searched alone, and the MMR pool. In hybrid each leg
+ * contributes the fusion's own depth of candidates, whatever `top` is, so the
+ * first page is the same for `top: 10` and `top: 50`
+ * (docs/retrieval.md#fusion-and-mmr).
  */
 export const LEG_DEPTH = 100;
 
@@ -34,7 +35,7 @@ export interface SearchOptions {
 }
 
 export interface SearchHit extends HitRow {
-  /** Cosine similarity (dense) or the fused reciprocal-rank score (hybrid, lexical); see docs/retrieval.md#post-search. */
+  /** Cosine similarity (dense) or the fused score (hybrid, lexical); see docs/retrieval.md#post-search. */
   readonly score: number;
   readonly denseRank: number | undefined;
   readonly lexicalRank: number | undefined;
