@@ -35,15 +35,7 @@ export { createSearchServer, type SearchServerDeps } from './http/search-server.
 export { IndexFollower, type IndexFollowerOptions } from './indexer/index-follower.js';
 export { DEFAULT_BATCH_SIZE, DEFAULT_WINDOW_CHUNKS, type RunIndexOptions, runIndex } from './indexer/run-index.js';
 export type { FailedFile, FileOutcome, FileWarning, IndexProgress, IndexSummary } from './indexer/types.js';
-export {
-  type AgreementGuard,
-  DEFAULT_FUSION,
-  type FusionSettings,
-  type FusionWeights,
-  fuse,
-  type LegHit,
-  legAgreement,
-} from './search/fusion.js';
+export { type AgreementGuard, DEFAULT_FUSION, type FusionSettings, type FusionWeights } from './search/fusion.js';
 export {
   LEG_DEPTH,
   SEARCH_MODES,
