@@ -7,7 +7,7 @@
  * nDCG@10 among the variants that stay within 1 point of the lexical leg when
  * the dense leg is fed the vector of another train query (a confidently wrong
  * dense leg, as from a model that does not know the query's language);
- * SciFact test and XQuAD de/ru/zh are reported beside them, held out
+ * SciFact test and XQuAD de/ru/zh are reported beside them, not used by the rule
  * (docs/retrieval.md#fusion-and-mmr).
  * Also the int8 scan against the exact float scan over the same vectors, and
  * with `--fp32` the fp32 weights against the quantized ones (dense only).
