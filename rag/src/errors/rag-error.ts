@@ -4,6 +4,8 @@ export type RagErrorCode =
   | 'ERR_MODEL_UNAVAILABLE'
   /** A downloaded model file does not have its pinned SHA-256. */
   | 'ERR_MODEL_HASH_MISMATCH'
+  /** `model install` refused its sources (not the model's files, unreadable, unpinned); nothing was installed. */
+  | 'ERR_MODEL_INSTALL'
   /** The model produced something other than one vector of its dimension per input. */
   | 'ERR_EMBEDDING'
   /** Another `index` run holds the index. */
