@@ -10,7 +10,7 @@ export interface AllowedResource {
 }
 
 /**
- * docs/protocol.md#client-authentication, check 16 ("Resource allowed for that SPIFFE ID") → 400
+ * docs/protocol.md#client-authentication, check 14 ("Resource allowed for that SPIFFE ID") → 400
  * invalid_target (exact, after one trailing slash is removed).
  */
 export function checkResourceAllowed(grant: ClientGrant, resource: string): AllowedResource {

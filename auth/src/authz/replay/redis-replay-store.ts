@@ -2,8 +2,8 @@ import { errorMessage } from '@notegate/kit';
 import { Redis, ReplyError } from 'ioredis';
 import type { Clock } from '../../shared/clock.js';
 import { systemClock } from '../../shared/clock.js';
-import type { RecordResult, ReplayStore } from './replay-store.js';
-import { FIRST_USE, ReplayStoreError, STORE_FULL } from './replay-store.js';
+import type { RecordResult, ReplayEntry, ReplayStore } from './replay-store.js';
+import { FIRST_USE, ReplayStoreError, replayKey, SHARE_FULL, STORE_FULL } from './replay-store.js';
 
 /** docs/protocol.md#replay-store: the default bound of a shared store's live entries. */
 export const REDIS_REPLAY_CAPACITY = 1_000_000;
@@ -29,7 +29,10 @@ export interface RedisConnection {
 
 export interface RedisReplayStoreOptions {
   readonly connection: RedisConnection;
-  /** Keys are `notegate:replay:<namespace> <key>`: the issuer, so two services can share a server. */
+  /**
+   * Keys are `notegate:replay:<namespace> <SPIFFE ID> <id>` and the shares `notegate:replay-share:<namespace>
+   * <SPIFFE ID>`: the namespace is the issuer, so two services can share a server.
+   */
   readonly namespace: string;
   readonly capacity?: number;
   readonly commandTimeoutMs?: number;
@@ -39,24 +42,47 @@ export interface RedisReplayStoreOptions {
 }
 
 /**
- * One atomic step in the server, so replicas never both accept one assertion and the bound holds
- * across them (docs/protocol.md#replay-store). A key seen before counts the use and keeps the later
- * deadline (PEXPIRE GT); a new key is refused when the database already holds `capacity` keys
- * (DBSIZE, which also counts expired keys not reclaimed yet: the bound errs on the safe side); else
- * it is written with SET NX PX. Returns the uses so far, or 0 for "full".
+ * One atomic step in the server, so replicas never both accept one assertion and both bounds hold
+ * across them (docs/protocol.md#replay-store). KEYS[1] is the entry, KEYS[2] its owner's share: a
+ * sorted set of the owner's entries scored by deadline on the server's clock (TIME), so replicas with
+ * skewed clocks agree on what expired. A key seen before counts the use and keeps the later deadline
+ * (PEXPIRE GT). A new key is refused when its owner already holds ARGV[3] live entries (-1), or when
+ * the database holds ARGV[2] keys (DBSIZE, which also counts expired keys not reclaimed yet and the
+ * share sets: the bound errs on the safe side; 0); else it is written with SET NX PX and joins the
+ * share, whose expired members go then. The checks only read, so the first write is the SET, which
+ * Redis refuses when it is out of memory (a script may write on once it has written).
+ * Returns the uses so far, 0 for "full" or -1 for "share full".
  */
 const RECORD_SCRIPT = `
+local time = redis.call('TIME')
+local now_ms = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local ttl_ms = tonumber(ARGV[1])
+local function keep_share()
+  redis.call('ZADD', KEYS[2], 'GT', now_ms + ttl_ms, ARGV[4])
+  if redis.call('PTTL', KEYS[2]) < ttl_ms then redis.call('PEXPIRE', KEYS[2], ttl_ms) end
+end
 if redis.call('EXISTS', KEYS[1]) == 1 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[1], 'GT')
+  redis.call('PEXPIRE', KEYS[1], ttl_ms, 'GT')
+  keep_share()
   return redis.call('INCR', KEYS[1])
 end
+if redis.call('ZCOUNT', KEYS[2], '(' .. now_ms, '+inf') >= tonumber(ARGV[3]) then return -1 end
 if redis.call('DBSIZE') >= tonumber(ARGV[2]) then return 0 end
-redis.call('SET', KEYS[1], 1, 'NX', 'PX', ARGV[1])
+redis.call('SET', KEYS[1], 1, 'NX', 'PX', ttl_ms)
+keep_share()
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now_ms)
 return 1
 `;
 
 type ScriptedRedis = Redis & {
-  notegateRecord(key: string, ttlMs: number, capacity: number): Promise<number>;
+  notegateRecord(
+    entryKey: string,
+    shareKey: string,
+    ttlMs: number,
+    capacity: number,
+    shareLimit: number,
+    member: string,
+  ): Promise<number>;
 };
 
 /**
@@ -71,12 +97,14 @@ export class RedisReplayStore implements ReplayStore {
   readonly #redis: ScriptedRedis;
   readonly #stopReporting: () => void;
   readonly #prefix: string;
+  readonly #sharePrefix: string;
   readonly #clock: Clock;
 
   constructor(options: RedisReplayStoreOptions) {
     const { connection } = options;
     this.capacity = options.capacity ?? REDIS_REPLAY_CAPACITY;
     this.#prefix = `notegate:replay:${options.namespace} `;
+    this.#sharePrefix = `notegate:replay-share:${options.namespace} `;
     this.#clock = options.clock ?? systemClock;
     this.#redis = new Redis({
       host: connection.host,
@@ -93,19 +121,22 @@ export class RedisReplayStore implements ReplayStore {
       maxRetriesPerRequest: 0,
       autoResendUnfulfilledCommands: false,
       retryStrategy: (attempt) => Math.min(50 * 2 ** Math.min(attempt, 10), MAX_RECONNECT_DELAY_MS),
-      scripts: { notegateRecord: { lua: RECORD_SCRIPT, numberOfKeys: 1 } },
+      scripts: { notegateRecord: { lua: RECORD_SCRIPT, numberOfKeys: 2 } },
     }) as ScriptedRedis;
     this.#stopReporting = reportConnection(this.#redis, connection.display, options.onEvent ?? (() => {}));
   }
 
-  async record(key: string, untilMs: number): Promise<RecordResult> {
-    const ttlMs = Math.max(1, Math.ceil(untilMs - this.#clock()));
+  async record(entry: ReplayEntry, shareLimit: number): Promise<RecordResult> {
+    const ttlMs = Math.max(1, Math.ceil(entry.untilMs - this.#clock()));
+    const entryKey = `${this.#prefix}${replayKey(entry)}`;
+    const shareKey = `${this.#sharePrefix}${entry.owner}`;
     let uses: number;
     try {
-      uses = await this.#redis.notegateRecord(this.#prefix + key, ttlMs, this.capacity);
+      uses = await this.#redis.notegateRecord(entryKey, shareKey, ttlMs, this.capacity, shareLimit, entry.id);
     } catch (err) {
       throw storeError(err);
     }
+    if (uses === -1) return SHARE_FULL;
     if (uses === 0) return STORE_FULL;
     return uses === 1 ? FIRST_USE : { kind: 'seen', uses };
   }
