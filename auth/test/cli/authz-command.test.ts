@@ -89,6 +89,26 @@ describe('notegate authz', () => {
     assert.match(stderr, /--signing-keys .*keys\.json: keys\[0\]\.x: /);
   });
 
+  it('exits 2 on a signing key file that is not JSON (a bare base64 key), quoting none of it', async (t) => {
+    const { dir, policy, bundle } = await workspace(t);
+    const keys = join(dir, 'keys.b64');
+    const base64Der = testKey('P-256', 'k').privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64');
+    await writeFile(keys, base64Der);
+    const { code, stderr } = await authz([
+      '--issuer',
+      ISSUER,
+      '--policy',
+      policy,
+      '--jwt-bundle',
+      bundle,
+      '--signing-keys',
+      keys,
+    ]);
+    assert.equal(code, 2);
+    assert.match(stderr, /--signing-keys .*keys\.b64: not JSON/);
+    assert.doesNotMatch(stderr, /BEGIN|MI[A-Za-z0-9+/]{4}/);
+  });
+
   it('exits 2 naming both bundle sources when neither is given', async (t) => {
     const { policy } = await workspace(t);
     const { code, stderr } = await authz(['--issuer', ISSUER, '--policy', policy]);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
@@ -68,6 +69,18 @@ describe('notegate authz keygen', () => {
       assert.match(stderr, message, args.join(' '));
     }
     assert.equal(await readFile(path, 'utf8'), before);
+  });
+
+  it('quotes no key material of an existing file that is not JSON (a bare base64 key)', async (t) => {
+    const path = await keyFilePath(t);
+    const base64Der = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+      .privateKey.export({ format: 'der', type: 'pkcs8' })
+      .toString('base64');
+    await writeFile(path, base64Der);
+    const { code, stderr } = await keygen('--out', path, '--add');
+    assert.equal(code, 2);
+    assert.match(stderr, /signing-keys\.json: not JSON/);
+    assert.doesNotMatch(stderr, /BEGIN|MI[A-Za-z0-9+/]{4}/);
   });
 
   it('names the entry of an existing file that is not a valid key file', async (t) => {
