@@ -2,6 +2,8 @@ import { errorMessage } from '@notegate/kit';
 import { Redis, ReplyError } from 'ioredis';
 import type { Clock } from '../../shared/clock.js';
 import { systemClock } from '../../shared/clock.js';
+import type { EvictionCheck } from './eviction-guard.js';
+import { EvictionGuard, evictionProblem, SAFE_EVICTION_POLICY } from './eviction-guard.js';
 import type { RecordResult, ReplayEntry, ReplayStore } from './replay-store.js';
 import { FIRST_USE, ReplayStoreError, replayKey, SHARE_FULL, STORE_FULL } from './replay-store.js';
 
@@ -12,6 +14,8 @@ const REDIS_COMMAND_TIMEOUT_MS = 200;
 /** A connection with commands outstanding and no byte received for this long is dropped and rebuilt. */
 const SOCKET_TIMEOUT_MS = 1_000;
 const CONNECT_TIMEOUT_MS = 1_000;
+/** docs/protocol.md#replay-store: the eviction policy is read on every connection and this often while connected. */
+const EVICTION_CHECK_INTERVAL_MS = 10_000;
 /** Reconnect delays double from 50 ms up to this, so a restarted store is used again within a second. */
 const MAX_RECONNECT_DELAY_MS = 1_000;
 
@@ -37,8 +41,13 @@ export interface RedisReplayStoreOptions {
   readonly capacity?: number;
   readonly commandTimeoutMs?: number;
   readonly clock?: Clock;
-  /** Connection changes (connected, lost, refused), each told once, for the operator's log. */
+  /** Connection changes (connected, lost, refused) and eviction-policy findings, each told once, for the operator's log. */
   readonly onEvent?: (message: string) => void;
+  /**
+   * Reject mode: refuse every record (ReplayStoreError) while the server is not known to keep every
+   * key (maxmemory-policy noeviction). Otherwise an evicting policy is only reported. Default true.
+   */
+  readonly requireNoEviction?: boolean;
 }
 
 /**
@@ -88,8 +97,8 @@ type ScriptedRedis = Redis & {
 /**
  * The replay store on Redis (or Valkey) shared by every replica of one issuer. It fails closed and
  * never queues: with no connection a record fails at once, an answer later than the command timeout
- * fails it, and a failure is a ReplayStoreError (the token endpoint answers 503). The client
- * reconnects by itself.
+ * fails it, and a failure is a ReplayStoreError (the token endpoint answers 503). In reject mode a
+ * server that may evict keys fails it too (EvictionGuard). The client reconnects by itself.
  */
 export class RedisReplayStore implements ReplayStore {
   readonly kind = 'redis';
@@ -99,6 +108,9 @@ export class RedisReplayStore implements ReplayStore {
   readonly #prefix: string;
   readonly #sharePrefix: string;
   readonly #clock: Clock;
+  readonly #guard: EvictionGuard;
+  readonly #requireNoEviction: boolean;
+  readonly #evictionTimer: NodeJS.Timeout;
 
   constructor(options: RedisReplayStoreOptions) {
     const { connection } = options;
@@ -123,10 +135,42 @@ export class RedisReplayStore implements ReplayStore {
       retryStrategy: (attempt) => Math.min(50 * 2 ** Math.min(attempt, 10), MAX_RECONNECT_DELAY_MS),
       scripts: { notegateRecord: { lua: RECORD_SCRIPT, numberOfKeys: 2 } },
     }) as ScriptedRedis;
-    this.#stopReporting = reportConnection(this.#redis, connection.display, options.onEvent ?? (() => {}));
+    const onEvent = options.onEvent ?? (() => {});
+    this.#requireNoEviction = options.requireNoEviction ?? true;
+    this.#guard = new EvictionGuard({
+      readInfo: () => this.#redis.info('memory'),
+      isReply: (err) => err instanceof ReplyError,
+      clock: this.#clock,
+      onChange: (check, previous) => {
+        // A server found safe at its first look is the normal case, not news.
+        if (check.kind !== 'safe' || previous.kind !== 'unchecked') {
+          onEvent(`replay store ${connection.display}: ${this.#describe(check)}`);
+        }
+      },
+    });
+    // Registered before the connection reports: a record that follows "connected" finds the check under way.
+    this.#redis.on('ready', () => void this.#guard.check());
+    this.#evictionTimer = setInterval(() => {
+      if (this.#redis.status === 'ready') void this.#guard.check();
+    }, EVICTION_CHECK_INTERVAL_MS);
+    this.#evictionTimer.unref();
+    this.#stopReporting = reportConnection(this.#redis, connection.display, onEvent);
+  }
+
+  /**
+   * The server's first answer about its eviction policy, or undefined when none came within
+   * `waitMs` (no connection yet: the store is then used once it connects and is found safe).
+   */
+  firstEvictionCheck(waitMs: number): Promise<EvictionCheck | undefined> {
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), waitMs);
+    });
+    return Promise.race([this.#guard.firstAnswer(), waited]).finally(() => clearTimeout(timer));
   }
 
   async record(entry: ReplayEntry, shareLimit: number): Promise<RecordResult> {
+    if (this.#requireNoEviction) await this.#guard.require();
     const ttlMs = Math.max(1, Math.ceil(entry.untilMs - this.#clock()));
     const entryKey = `${this.#prefix}${replayKey(entry)}`;
     const shareKey = `${this.#sharePrefix}${entry.owner}`;
@@ -149,9 +193,19 @@ export class RedisReplayStore implements ReplayStore {
     }
   }
 
+  #describe(check: EvictionCheck): string {
+    const problem = evictionProblem(check);
+    if (problem === undefined) return `maxmemory-policy is ${SAFE_EVICTION_POLICY}`;
+    if (this.#requireNoEviction) return `${problem}; token requests get 503 until it is`;
+    return check.kind === 'evicting'
+      ? `maxmemory-policy is ${check.policy}: evicted entries make the svid_uses of the audit lines undercount`
+      : problem;
+  }
+
   async close(): Promise<void> {
     // A shutdown is not an outage: no "connection lost" line for the close this causes.
     this.#stopReporting();
+    clearInterval(this.#evictionTimer);
     this.#redis.disconnect();
   }
 }

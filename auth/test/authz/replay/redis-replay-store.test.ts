@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import { describe, it } from 'node:test';
+import { reservePort } from '@notegate/kit/http';
 import { waitFor } from '@notegate/kit/testing';
 import { Redis } from 'ioredis';
 import { RedisReplayStore } from '../../../src/authz/replay/redis-replay-store.js';
@@ -21,13 +22,14 @@ const NO_SHARE_BOUND = Number.MAX_SAFE_INTEGER;
 async function storeOn(
   t: TestContext,
   server: RedisServer,
-  options: { namespace?: string; capacity?: number; events?: string[] } = {},
+  options: { namespace?: string; capacity?: number; events?: string[]; requireNoEviction?: boolean } = {},
 ) {
   const events = options.events ?? [];
   const store = new RedisReplayStore({
     connection: localRedisConnection(server.port),
     namespace: options.namespace ?? ISSUER,
     ...(options.capacity === undefined ? {} : { capacity: options.capacity }),
+    ...(options.requireNoEviction === undefined ? {} : { requireNoEviction: options.requireNoEviction }),
     onEvent: (message) => events.push(message),
   });
   t.after(() => store.close());
@@ -165,5 +167,64 @@ describe('RedisReplayStore on a real redis-server', NEEDS_REDIS_SERVER, () => {
     await redis.config('SET', 'maxmemory', '0');
     assert.equal(await redis.exists(`notegate:replay:${ISSUER} ${AGENT} refused`), 0);
     assert.equal((await store.record(use('refused', Date.now() + 60_000), NO_SHARE_BOUND)).kind, 'first');
+  });
+
+  it('refuses every record on a server that may evict keys, naming the setting, and takes it once fixed', async (t) => {
+    const server = await startRedisServer(t, ['--maxmemory-policy', 'allkeys-lru']);
+    const events: string[] = [];
+    const store = await storeOn(t, server, { events });
+    const untilMs = Date.now() + 60_000;
+    await assert.rejects(
+      store.record(use('while-evicting', untilMs), NO_SHARE_BOUND),
+      (err: unknown) =>
+        err instanceof ReplayStoreError && /^maxmemory-policy is allkeys-lru: .*needs noeviction/.test(err.message),
+    );
+    assert.ok(
+      events.some((event) => /: maxmemory-policy is allkeys-lru: .*token requests get 503 until it is$/.test(event)),
+      events.join('\n'),
+    );
+    const redis = inspector(t, server);
+    assert.equal(await redis.exists(`notegate:replay:${ISSUER} ${AGENT} while-evicting`), 0, 'nothing written');
+    await redis.config('SET', 'maxmemory-policy', 'noeviction');
+    await waitFor(
+      'the fixed setting to be taken',
+      async () => (await failureOf(store.record(use('after-fix', untilMs), NO_SHARE_BOUND))) === 'none',
+    );
+    assert.ok(
+      events.some((event) => event.endsWith(': maxmemory-policy is noeviction')),
+      events.join('\n'),
+    );
+  });
+
+  it('reads the policy again on reconnect: a server back with an evicting policy is refused', async (t) => {
+    const server = await startRedisServer(t);
+    const events: string[] = [];
+    const store = await storeOn(t, server, { events });
+    const untilMs = Date.now() + 60_000;
+    assert.equal((await store.record(use('before', untilMs), NO_SHARE_BOUND)).kind, 'first');
+    await server.restart(['--maxmemory-policy', 'volatile-ttl']);
+    await waitFor('the reconnect to find the new policy', () =>
+      events.some((event) => /maxmemory-policy is volatile-ttl/.test(event)),
+    );
+    await assert.rejects(store.record(use('after', untilMs), NO_SHARE_BOUND), /maxmemory-policy is volatile-ttl/);
+  });
+
+  it('only reports an evicting server when it need not refuse (allow-reuse-within-lifetime counts uses)', async (t) => {
+    const server = await startRedisServer(t, ['--maxmemory-policy', 'allkeys-lfu']);
+    const events: string[] = [];
+    const store = await storeOn(t, server, { events, requireNoEviction: false });
+    assert.equal((await store.record(use('counted', Date.now() + 60_000), NO_SHARE_BOUND)).kind, 'first');
+    await waitFor('the report', () =>
+      events.some((event) => /allkeys-lfu: evicted entries make the svid_uses/.test(event)),
+    );
+  });
+
+  it("gives the first answer about the server's policy at start, and nothing when no server answers", async (t) => {
+    const server = await startRedisServer(t, ['--maxmemory-policy', 'allkeys-lru']);
+    const store = await storeOn(t, server);
+    assert.deepEqual(await store.firstEvictionCheck(5_000), { kind: 'evicting', policy: 'allkeys-lru' });
+    const nowhere = new RedisReplayStore({ connection: localRedisConnection(await reservePort()), namespace: ISSUER });
+    t.after(() => nowhere.close());
+    assert.equal(await nowhere.firstEvictionCheck(50), undefined);
   });
 });
