@@ -71,6 +71,17 @@ describe('notegate authz keygen', () => {
     assert.equal(await readFile(path, 'utf8'), before);
   });
 
+  it('runs concurrent changes of one file one after the other: no key is lost', async (t) => {
+    const path = await keyFilePath(t);
+    assert.equal((await keygen('--out', path, '--kid', 'first')).code, 0);
+    const runs = await Promise.all(
+      ['a', 'b', 'c', 'd', 'e'].map((kid) => keygen('--out', path, '--add', '--kid', kid)),
+    );
+    for (const run of runs) assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual((await kidsIn(path)).sort(), ['a', 'b', 'c', 'd', 'e', 'first']);
+    assert.equal((await stat(path)).mode & 0o777, 0o600);
+  });
+
   it('quotes no key material of an existing file that is not JSON (a bare base64 key)', async (t) => {
     const path = await keyFilePath(t);
     const base64Der = generateKeyPairSync('ec', { namedCurve: 'P-256' })
