@@ -8,6 +8,7 @@
 //   node bench/hardening/replay-flood.mjs [--before DIR]     (env BENCH_SECONDS=8, BENCH_REPLAY_CAPACITY=2000)
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -110,6 +111,19 @@ async function grantedClients(url, seconds) {
   return statuses;
 }
 
+/** Why the granted clients were refused, from the audit lines: each detail and how often. */
+function grantedRefusals(auditLog) {
+  const details = new Map();
+  for (const line of readFileSync(auditLog, 'utf8').split('\n')) {
+    if (!line) continue;
+    const entry = JSON.parse(line);
+    if (entry.spiffe_id !== AGENT || entry.decision !== 'deny') continue;
+    const detail = /\((.*)\)$/.exec(entry.reason)?.[1] ?? entry.reason;
+    details.set(detail, (details.get(detail) ?? 0) + 1);
+  }
+  return [...details].map(([detail, n]) => `${n}× ${detail.replace(/\d+/g, 'N')}`).join('; ') || '-';
+}
+
 const describe = (statuses) =>
   [...statuses]
     .sort(([a], [b]) => a - b)
@@ -130,6 +144,7 @@ try {
       for (const flooder of [STRANGER, READER]) {
         // A database of its own for every run, so nothing of the last one counts.
         const storeFlag = store === 'memory' ? 'memory' : redis.url.replace(/\/0$/, `/${++database}`);
+        await rm(join(dir, `audit-${label}.log`), { force: true });
         const server = await startServer([
           notegateCli(root),
           'authz',
@@ -144,6 +159,7 @@ try {
           while (attack.sent() < CAPACITY) await sleep(20);
           const granted = await grantedClients(server.url, SECONDS);
           await attack.stop();
+          const auditLog = join(dir, `audit-${label}.log`);
           const ok = granted.get(200) ?? 0;
           const total = [...granted.values()].reduce((sum, n) => sum + n, 0);
           rows.push([
@@ -153,6 +169,7 @@ try {
             describe(attack.statuses),
             describe(granted),
             `${((100 * ok) / total).toFixed(1)}%`,
+            grantedRefusals(auditLog),
           ]);
         } finally {
           await server.stop();
@@ -167,6 +184,14 @@ try {
 printTable(
   `Replay-store flood: ${FLOODERS} loops of fresh valid SVIDs of one SPIFFE ID against authz (reject mode, --replay-capacity ${CAPACITY}), ` +
     `${CLIENTS} granted clients asking every ${CLIENT_INTERVAL_MS} ms for ${SECONDS} s once the flooder has sent ${CAPACITY}`,
-  ['authz', 'store', 'flooder', "flooder's answers", "granted clients' answers", 'granted success'],
+  [
+    'authz',
+    'store',
+    'flooder',
+    "flooder's answers",
+    "granted clients' answers",
+    'granted success',
+    'why granted ones were refused (audit)',
+  ],
   rows,
 );
