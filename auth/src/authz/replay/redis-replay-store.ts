@@ -1,11 +1,11 @@
-import { errorMessage } from '@notegate/kit';
 import { Redis, ReplyError } from 'ioredis';
 import type { Clock } from '../../shared/clock.js';
 import { systemClock } from '../../shared/clock.js';
 import type { EvictionCheck } from './eviction-guard.js';
 import { EvictionGuard, evictionProblem, SAFE_EVICTION_POLICY } from './eviction-guard.js';
+import { reportConnection, storeError } from './redis-connection.js';
 import type { RecordResult, ReplayEntry, ReplayStore } from './replay-store.js';
-import { FIRST_USE, ReplayStoreError, replayKey, SHARE_FULL, STORE_FULL } from './replay-store.js';
+import { FIRST_USE, replayKey, SHARE_FULL, STORE_FULL } from './replay-store.js';
 
 /** docs/protocol.md#replay-store: the default bound of a shared store's live entries. */
 export const REDIS_REPLAY_CAPACITY = 1_000_000;
@@ -208,42 +208,4 @@ export class RedisReplayStore implements ReplayStore {
     clearInterval(this.#evictionTimer);
     this.#redis.disconnect();
   }
-}
-
-function storeError(err: unknown): ReplayStoreError {
-  const message = errorMessage(err);
-  if (err instanceof ReplyError) return new ReplayStoreError('error', message);
-  if (message === 'Command timed out') return new ReplayStoreError('timeout', `no answer within the command timeout`);
-  return new ReplayStoreError('unreachable', message);
-}
-
-/**
- * Logs the transitions only: a store that stays down is told once, not once per reconnect attempt.
- * Returns what stops the reports.
- */
-function reportConnection(redis: Redis, display: string, onEvent: (message: string) => void): () => void {
-  let connected = false;
-  let lastError: string | undefined;
-  let stopped = false;
-  const report = (message: string) => {
-    if (!stopped) onEvent(`replay store ${display}: ${message}`);
-  };
-  redis.on('ready', () => {
-    connected = true;
-    lastError = undefined;
-    report('connected');
-  });
-  redis.on('error', (err: Error) => {
-    if (err.message === lastError) return;
-    lastError = err.message;
-    report(err.message);
-  });
-  redis.on('close', () => {
-    if (!connected) return;
-    connected = false;
-    report('connection lost; token requests in reject mode get 503 until it is back');
-  });
-  return () => {
-    stopped = true;
-  };
 }
