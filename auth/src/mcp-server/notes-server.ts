@@ -60,6 +60,8 @@ export interface NotesServerConfig {
 export interface NotesServer {
   readonly server: Server;
   readonly dispatcher: SdkDispatcher;
+  /** The operator's key-set refetch (SIGHUP): resolves with the kids fetched, rejects with why it failed. */
+  refetchKeySet(): Promise<readonly string[]>;
   close(): Promise<void>;
 }
 
@@ -126,6 +128,7 @@ export async function createNotesServer(config: NotesServerConfig): Promise<Note
   return {
     server,
     dispatcher,
+    refetchKeySet: () => keys.refetchNow(),
     close: async () => {
       await dispatcher.close();
       await engine.close();
