@@ -19,9 +19,9 @@ import { JWT_PATTERN, ProxyProcess } from '../support/proxy-process.js';
 
 /**
  * The MCP Inspector declares Node >= 22.19 (we promise 20.12), so it is not a dependency of the repository:
- * `npm run test-tools` installs it into test-tools/mcp-inspector (docs/install.md#test-tools), and `.ci/run` does.
+ * `npm run test-tools` installs it into tools/mcp-inspector (docs/install.md#test-tools), and `.ci/run` does.
  */
-const INSPECTOR_DIR = fileURLToPath(new URL('../../../../test-tools/mcp-inspector/', import.meta.url));
+const INSPECTOR_DIR = fileURLToPath(new URL('../../../../tools/mcp-inspector/', import.meta.url));
 const INSPECTOR = join(INSPECTOR_DIR, 'node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js');
 const NEEDS_INSPECTOR = {
   skip: existsSync(INSPECTOR) ? false : `the MCP Inspector is not installed in ${INSPECTOR_DIR} (npm run test-tools)`,
