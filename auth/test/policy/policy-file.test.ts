@@ -72,7 +72,7 @@ describe('parsePolicy', () => {
     ],
     [
       'a duplicate spiffe_id',
-      `${EXAMPLE}  - spiffe_id: spiffe://example.org/agent\n    resources:\n      - resource: http://x/mcp\n        scopes: [a]\n`,
+      `${EXAMPLE}  - spiffe_id: spiffe://example.org/agent\n    resources:\n      - resource: http://x/mcp\n        scopes: [notes:read]\n`,
       /grants\[1\]\.spiffe_id: 'spiffe:\/\/example\.org\/agent' duplicates grants\[0\]\.spiffe_id/,
     ],
     [
@@ -91,19 +91,49 @@ describe('parsePolicy', () => {
       /grants\[0\]\.resources\[1\]\.resource: .*must not carry a fragment/,
     ],
     [
+      'a resource with a query, which no notes server has',
+      variant('http://127.0.0.1:8081/mcp', 'http://127.0.0.1:8081/mcp?tenant=a'),
+      /grants\[0\]\.resources\[0\]\.resource: .*must not carry a query/,
+    ],
+    [
+      'a resource with credentials',
+      variant('http://127.0.0.1:8081/mcp', 'http://user:pw@127.0.0.1:8081/mcp'),
+      /grants\[0\]\.resources\[0\]\.resource: .*must not carry credentials/,
+    ],
+    [
+      'a resource with an upper-case host, naming the form notes servers use',
+      variant('http://127.0.0.1:8081/mcp', 'http://Notes.Example:8081/mcp'),
+      /grants\[0\]\.resources\[0\]\.resource: no notes server names itself 'http:\/\/Notes\.Example:8081\/mcp': write it as 'http:\/\/notes\.example:8081\/mcp'/,
+    ],
+    [
+      "a resource with its scheme's default port",
+      variant('http://127.0.0.1:8081/mcp', 'https://127.0.0.1:443/mcp'),
+      /write it as 'https:\/\/127\.0\.0\.1\/mcp'/,
+    ],
+    [
+      'a resource with a dot segment',
+      variant('http://127.0.0.1:8081/mcp', 'http://127.0.0.1:8081/a/../mcp'),
+      /write it as 'http:\/\/127\.0\.0\.1:8081\/mcp'/,
+    ],
+    [
       'the same resource twice once the trailing slash is removed',
       variant('http://127.0.0.1:8082/mcp/', 'http://127.0.0.1:8081/mcp/'),
       /grants\[0\]\.resources\[1\]\.resource: .* duplicates grants\[0\]\.resources\[0\]\.resource/,
     ],
     [
+      'a scope no notes tool has (a typo), with the allowed ones',
+      variant('[notes:read, notes:write]', '[notes:read, notes:wrte]'),
+      /grants\[0\]\.resources\[0\]\.scopes\[1\]: "notes:wrte" is not a notes scope \(allowed: notes:read, notes:write\)/,
+    ],
+    [
       'a scope that is not a scope-token',
       variant('[notes:read, notes:write]', '[notes:read, "notes write"]'),
-      /grants\[0\]\.resources\[0\]\.scopes\[1\]: "notes write" is not an RFC 6749 scope-token/,
+      /grants\[0\]\.resources\[0\]\.scopes\[1\]: "notes write" is not a notes scope/,
     ],
     [
       'a scope that is a number',
       variant('[notes:read]', '[notes:read, 7, x]'),
-      /grants\[0\]\.resources\[1\]\.scopes\[1\]: 7 is not an RFC 6749 scope-token/,
+      /grants\[0\]\.resources\[1\]\.scopes\[1\]: 7 is not a notes scope/,
     ],
     ['a duplicate scope', variant('[notes:read]', '[notes:read, notes:read]'), /scopes\[1\]: 'notes:read' duplicates/],
     [
