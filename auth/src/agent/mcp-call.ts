@@ -1,5 +1,6 @@
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { packageVersion } from '@notegate/kit/cli';
 import { AgentError } from './agent-errors.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, refuseRedirect } from './http-exchange.js';
 import { sameIdentifier } from './issuer-allowlist.js';
@@ -7,7 +8,10 @@ import type { RecordedRefusal } from './mcp-failure.js';
 import { mcpFailure } from './mcp-failure.js';
 import type { AccessToken } from './token-request.js';
 
-export const AGENT_CLIENT_INFO = { name: 'notegate-agent', version: '0.1.0' } as const;
+/** MCP clientInfo: the version `notegate --version` prints, the package's. */
+export function agentClientInfo(): { readonly name: string; readonly version: string } {
+  return { name: 'notegate-agent', version: packageVersion(import.meta.url) };
+}
 
 /** What the agent asks the server: the tool list, or one tool call. */
 export type McpOperation =
@@ -48,7 +52,7 @@ export async function callMcpServer(options: McpCallOptions): Promise<McpCallRes
     requestInit: { redirect: 'manual' },
     onInsufficientScope: 'throw',
   });
-  const client = new Client(AGENT_CLIENT_INFO, {
+  const client = new Client(agentClientInfo(), {
     versionNegotiation: { mode: 'auto', probe: { timeoutMs: timeout } },
   });
   try {
