@@ -60,10 +60,20 @@ export interface Filter {
   readonly namespaces?: readonly string[];
 }
 
-/** The shared folder with the eval data: NOTEGATE_SHARED_DIR, else ../shared beside the repository. */
+/**
+ * The shared folder with the eval data: NOTEGATE_SHARED_DIR, else ../shared beside the repository. Without
+ * it the benchmark stops with a message naming the variable and the folder it looked for.
+ */
 export function sharedDir(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
-  return process.env.NOTEGATE_SHARED_DIR ?? path.join(findRepositoryRoot(here), '..', 'shared');
+  const dir = process.env.NOTEGATE_SHARED_DIR ?? path.join(findRepositoryRoot(here), '..', 'shared');
+  if (existsSync(path.join(dir, 'eval'))) return dir;
+  process.stderr.write(
+    process.env.NOTEGATE_SHARED_DIR === undefined
+      ? `NOTEGATE_SHARED_DIR is not set, and ${dir} (beside the repository) holds no eval/: set it to the shared folder with the eval data.\n`
+      : `NOTEGATE_SHARED_DIR=${dir} holds no eval/ (the eval data).\n`,
+  );
+  process.exit(2);
 }
 
 /** Names the model cache with the full-size stand-in models (real architecture and size, random weights). */
