@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
 import { closeServer, listen } from '@notegate/kit/http';
 import { AuditLog } from '../dist/src/audit/audit-log.js';
 import { createNotesServer } from '../dist/src/mcp-server/notes-server.js';
@@ -116,7 +117,7 @@ function baselineReasons() {
 
 /** What failed and why it is expected, then a one-line verdict: the tool's own summary counts every failure alike. */
 function verdict(code, output) {
-  const plain = output.replace(/\x1b\[[0-9;]*m/g, '');
+  const plain = stripVTControlCharacters(output);
   const results = [...plain.matchAll(/^([✓✗]) ([\w-]+): \d+ passed, \d+ failed$/gm)];
   const passed = results.filter((r) => r[1] === '✓').map((r) => r[2]);
   const failed = results.filter((r) => r[1] === '✗').map((r) => r[2]);
