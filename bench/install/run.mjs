@@ -2,12 +2,13 @@
 // What installing notegate costs, for one commit of this repository (docs/install.md#measurements):
 //   development install: `npm ci` in a fresh clone (plus `npm run test-tools` where the commit has it);
 //   runtime install: the clone's workspaces packed, the tarballs installed into an empty prefix as `npm install -g`
-//   does, then (--vectors) @huggingface/transformers added beside them.
+//   does, again without install scripts (the difference is the native build), then (--vectors)
+//   @huggingface/transformers added beside the first.
 // Each row: wall time, size on disk, packages npm added, and npm's warnings. The npm cache is whatever the user's is
 // (warm after the first run); better-sqlite3 compiles from source where its prebuilt binary cannot be fetched.
 // Usage: node bench/install/run.mjs [--ref REF ...] [--vectors]   (default: HEAD; several --ref run one after the other)
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -98,13 +99,35 @@ async function measureRef(ref) {
       top,
     );
     rows.push([label, `runtime: npm install -g (${files.length} tarballs)`, install, await sizeMb(prefix)]);
-    if (values.vectors) {
+    // The same without install scripts: the difference is better-sqlite3's native build (where it compiles).
+    const bare = join(top, 'prefix-ignore-scripts');
+    mkdirSync(bare);
+    const noScripts = await run(
+      'npm',
+      ['install', '--global', '--prefix', bare, '--ignore-scripts', '--no-audit', '--no-fund', ...files],
+      top,
+    );
+    rows.push([label, 'runtime, --ignore-scripts (no native build)', noScripts, await sizeMb(bare)]);
+    // Where transformers is an optional peer; before that it was part of the runtime install already.
+    const range = JSON.parse(readFileSync(join(clone, 'rag', 'package.json'), 'utf8')).peerDependencies?.[
+      '@huggingface/transformers'
+    ];
+    if (values.vectors && range) {
       const vectors = await run(
         'npm',
-        ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', '@huggingface/transformers@^4.3.1'],
+        [
+          'install',
+          '--global',
+          '--prefix',
+          prefix,
+          '--allow-scripts=onnxruntime-node,protobufjs',
+          '--no-audit',
+          '--no-fund',
+          `@huggingface/transformers@${range}`,
+        ],
         top,
       );
-      rows.push([label, 'runtime: + @huggingface/transformers', vectors, await sizeMb(prefix)]);
+      rows.push([label, 'runtime: + @huggingface/transformers (vectors)', vectors, await sizeMb(prefix)]);
     }
   } finally {
     rmSync(top, { recursive: true, force: true });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isRecord } from '../../src/records.js';
 import { type Finished, type Registrar, runInGroup, tempDir } from '../../src/testing/index.js';
 
@@ -17,6 +17,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.
 
 /** The two install scripts the runtime needs approved: the SQLite binding, and protobufjs under @grpc/proto-loader. */
 const ALLOWED_SCRIPTS = 'better-sqlite3,protobufjs';
+/** The embedding runtime's install scripts: onnxruntime-node's (a CUDA download, skipped here) and protobufjs's. */
+const VECTOR_SCRIPTS = 'onnxruntime-node,protobufjs';
 
 /** Development and benchmark tools, and the optional embedding runtime: none belongs in the runtime install. */
 const NOT_AT_RUN_TIME = [
@@ -80,6 +82,8 @@ describe('the packed packages, installed into an empty prefix', () => {
   let modelCache = '';
   let install: Finished = { code: -1, stdout: '', stderr: '' };
   const timings: string[] = [];
+  /** The user's environment with the installed commands first on PATH. */
+  let env: NodeJS.ProcessEnv = {};
   /** Runs an installed command in the work folder, as a user's shell would. */
   let run: (command: string, ...args: string[]) => Promise<Finished> = () => Promise.reject(new Error('not installed'));
 
@@ -90,7 +94,7 @@ describe('the packed packages, installed into an empty prefix', () => {
     work = path.join(top, 'work');
     for (const dir of [tarballs, prefix, work]) mkdirSync(dir);
     modelCache = path.join(top, 'models');
-    const env = userEnvironment({ NOTEGATE_MODEL_CACHE: modelCache });
+    env = userEnvironment({ NOTEGATE_MODEL_CACHE: modelCache });
 
     let startMs = performance.now();
     const packed = await runInGroup(
@@ -110,8 +114,8 @@ describe('the packed packages, installed into an empty prefix', () => {
     assertRan(install, 'npm install');
     timings.push(`install ${seconds(startMs)} s`);
 
-    const pathEnv = { ...env, PATH: `${path.join(prefix, 'bin')}${path.delimiter}${env.PATH ?? ''}` };
-    run = (command, ...args) => runInGroup(registrar, command, args, pathEnv, work);
+    env = { ...env, PATH: `${path.join(prefix, 'bin')}${path.delimiter}${env.PATH ?? ''}` };
+    run = (command, ...args) => runInGroup(registrar, command, args, env, work);
   });
 
   it('installs without a warning, and without any development tool or the embedding runtime', (t) => {
@@ -166,5 +170,61 @@ describe('the packed packages, installed into an empty prefix', () => {
     assert.notEqual(index.code, 0);
     assert.match(index.stderr, /npm install @huggingface\/transformers@\^4/);
     assert.equal(existsSync(modelCache), false, 'nothing was downloaded');
+  });
+
+  it('with @huggingface/transformers added beside it, indexes with vectors and searches hybrid', async (t) => {
+    const rag: unknown = JSON.parse(readFileSync(path.join(ROOT, 'rag', 'package.json'), 'utf8'));
+    const range =
+      isRecord(rag) && isRecord(rag.peerDependencies) ? rag.peerDependencies['@huggingface/transformers'] : '';
+    const startMs = performance.now();
+    const added = await runInGroup(
+      registrar,
+      'npm',
+      [
+        'install',
+        '--global',
+        '--prefix',
+        prefix,
+        `--allow-scripts=${VECTOR_SCRIPTS}`,
+        '--no-audit',
+        '--no-fund',
+        `@huggingface/transformers@${String(range)}`,
+      ],
+      { ...env, ONNXRUNTIME_NODE_INSTALL: 'skip' },
+      work,
+    );
+    assertRan(added, 'npm install @huggingface/transformers');
+    assert.doesNotMatch(added.stderr, /npm warn/i, added.stderr);
+    t.diagnostic(`transformers ${seconds(startMs)} s`);
+
+    // The repository's generated test model (rag's test support) stands in for MiniLM's weights.
+    const generator = pathToFileURL(path.join(ROOT, 'rag/dist/test-support/test-model/test-model.js')).href;
+    const cache = await runInGroup(
+      registrar,
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `process.stdout.write((await import(${JSON.stringify(generator)})).testModelCache())`,
+      ],
+      env,
+      ROOT,
+    );
+    assertRan(cache, 'the test model');
+    const withCache = { ...env, NOTEGATE_MODEL_CACHE: cache.stdout };
+    const config = { embed_model: 'sentence-transformers/all-MiniLM-L6-v2', vaults: [{ id: 'notes', path: 'notes' }] };
+    writeFileSync(path.join(work, 'minilm.json'), JSON.stringify({ ...config, index_path: 'minilm.sqlite' }));
+    const index = await runInGroup(registrar, 'notegate-rag', ['index', '--config', 'minilm.json'], withCache, work);
+    assertRan(index, 'notegate-rag index with a model');
+    assert.match(index.stdout, /1 chunks embedded/);
+    const search = await runInGroup(
+      registrar,
+      'notegate-rag',
+      ['search', '--config', 'minilm.json', '--mode', 'hybrid', 'rotate the keys'],
+      withCache,
+      work,
+    );
+    assertRan(search, 'notegate-rag search --mode hybrid');
+    assert.match(search.stdout, /operations\/key-rotation\.md/);
   });
 });
