@@ -17,7 +17,7 @@ export function authzCheckPolicyCommand(): Command<Record<string, never>> {
     summary:
       'Checks a policy file as notegate authz --policy reads it, and prints the grants it makes. Refused, each\n' +
       'naming its entry: unknown keys, malformed SPIFFE IDs or ones outside trust_domain, duplicates, resources no\n' +
-      `notes server names itself by, and scopes other than ${NOTES_SCOPES.join(', ')}. Exit 0 when authz would take it.`,
+      `notes server can have, and scopes other than ${NOTES_SCOPES.join(', ')}. Exit 0 when authz would take it.`,
     options: {},
     acceptsOperands: true,
     async run({ operands }) {

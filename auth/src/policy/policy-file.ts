@@ -1,6 +1,6 @@
 import { isRecord } from '@notegate/kit';
 import { NOTES_SCOPES } from '../oauth/notes-scopes.js';
-import { canonicalResource, normalizeResource } from '../oauth/resource.js';
+import { normalizeResource } from '../oauth/resource.js';
 import { spiffeIdProblem } from '../spiffe/spiffe-id.js';
 import type { ConfigFail } from '../spiffe/trust-domain-file.js';
 import {
@@ -18,9 +18,8 @@ const RESOURCE_KEYS = new Set(['resource', 'scopes']);
 
 /**
  * docs/protocol.md#policy-file: unknown keys, a SPIFFE ID outside trust_domain or malformed, a
- * duplicate spiffe_id, a resource no notes server would name itself by (not an absolute http(s) URI, a
- * fragment, a query, credentials, or not in the canonical form), and a scope that no notes tool has are
- * errors naming the entry (`grants[1].resources[0].scopes[2]`).
+ * duplicate spiffe_id, a resource that is not an absolute http(s) URI or carries a fragment, and a
+ * scope that no notes tool has are errors naming the entry (`grants[1].resources[0].scopes[2]`).
  */
 export function parsePolicy(text: string, source: string): Policy {
   const {
@@ -72,23 +71,12 @@ function parseResourceGrant(entry: unknown, where: string, fail: ConfigFail): Re
   return { resource, scopes };
 }
 
-/**
- * RFC 8707 §2: an absolute URI without a fragment; here http or https, the MCP servers' schemes. And one a
- * notes server can have: no query or credentials (its --resource refuses them), written as the server writes
- * it, since the agent asks for the resource exactly as the server's metadata names it.
- */
+/** RFC 8707 §2: an absolute URI without a fragment; here http or https, the MCP servers' schemes. */
 function checkResource(resource: string, where: string, fail: ConfigFail): void {
-  const url = URL.canParse(resource) ? new URL(resource) : undefined;
-  if (!/^https?:\/\//i.test(resource) || url === undefined) {
+  if (!/^https?:\/\//i.test(resource) || !URL.canParse(resource)) {
     throw fail(where, `'${resource}' is not an absolute http:// or https:// URI`);
   }
   if (resource.includes('#')) throw fail(where, `'${resource}' must not carry a fragment`);
   // One trailing slash is ignored when comparing; a second would make the token audience end in '/'.
   if (resource.endsWith('//')) throw fail(where, `'${resource}' must not end with more than one '/'`);
-  if (resource.includes('?')) throw fail(where, `'${resource}' must not carry a query: no notes server has one`);
-  if (url.username || url.password) throw fail(where, `'${resource}' must not carry credentials`);
-  const canonical = canonicalResource(url);
-  if (canonical !== normalizeResource(resource)) {
-    throw fail(where, `no notes server names itself '${resource}': write it as '${canonical}'`);
-  }
 }

@@ -55,9 +55,9 @@ describe('notegate authz check-policy', () => {
       /grants\[0\]\.resources\[1\]: unknown key scope \(allowed: resource, scopes\)/,
     ],
     [
-      'a resource no notes server names itself by',
-      POLICY.replace('http://127.0.0.1:8082/mcp/', 'HTTP://127.0.0.1:8082/mcp'),
-      /grants\[0\]\.resources\[1\]\.resource: no notes server names itself .*: write it as 'http:\/\/127\.0\.0\.1:8082\/mcp'/,
+      'a resource no notes server can have',
+      POLICY.replace('http://127.0.0.1:8082/mcp/', 'ftp://127.0.0.1:8082/mcp'),
+      /grants\[0\]\.resources\[1\]\.resource: 'ftp:\/\/127\.0\.0\.1:8082\/mcp' /,
     ],
   ];
   for (const [what, text, message] of refusals) {

@@ -1,5 +1,5 @@
 import { UsageError } from '@notegate/kit/cli';
-import { canonicalResource, normalizeResource } from '../../oauth/resource.js';
+import { normalizeResource } from '../../oauth/resource.js';
 import { protectedResourceMetadataUrl } from '../../oauth/well-known.js';
 
 /** The server's names for itself, all derived once from --resource. */
@@ -21,7 +21,7 @@ export function resourceIdentity(url: URL): ResourceIdentity {
   const path = normalizeResource(url.pathname);
   const metadata = protectedResourceMetadataUrl(url);
   return {
-    resource: canonicalResource(url),
+    resource: `${url.origin}${path}`,
     endpointPath: path === '' ? '/' : path,
     origin: url.origin,
     metadataPath: metadata.pathname,
