@@ -1,17 +1,12 @@
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { packageVersion } from '@notegate/kit/cli';
 import { AgentError } from './agent-errors.js';
+import { agentClientInfo } from './client-info.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, refuseRedirect } from './http-exchange.js';
 import { sameIdentifier } from './issuer-allowlist.js';
 import type { RecordedRefusal } from './mcp-failure.js';
 import { mcpFailure } from './mcp-failure.js';
 import type { AccessToken } from './token-request.js';
-
-/** MCP clientInfo: the version `notegate --version` prints, the package's. */
-export function agentClientInfo(): { readonly name: string; readonly version: string } {
-  return { name: 'notegate-agent', version: packageVersion(import.meta.url) };
-}
 
 /** What the agent asks the server: the tool list, or one tool call. */
 export type McpOperation =

@@ -4,8 +4,9 @@ import {
   CLIENT_INFO_META_KEY,
   PROTOCOL_VERSION_META_KEY,
 } from '@modelcontextprotocol/client';
+import { agentClientInfo } from './client-info.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, exchange } from './http-exchange.js';
-import { agentClientInfo, type McpOperation } from './mcp-call.js';
+import type { McpOperation } from './mcp-call.js';
 import { challengeError } from './mcp-failure.js';
 
 /** What the other server answered to the replayed token (`--steal-token`). */
