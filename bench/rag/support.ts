@@ -64,9 +64,19 @@ export function repositoryRoot(): string {
   return findRepositoryRoot(path.dirname(fileURLToPath(import.meta.url)));
 }
 
-/** The shared folder with the eval data: NOTEGATE_SHARED_DIR, else ../shared beside the repository. */
+/**
+ * The shared folder with the eval data: NOTEGATE_SHARED_DIR, else ../shared beside the repository. Without
+ * it the benchmark stops with a message naming the variable and the folder it looked for.
+ */
 export function sharedDir(): string {
-  return process.env.NOTEGATE_SHARED_DIR ?? path.join(repositoryRoot(), '..', 'shared');
+  const dir = process.env.NOTEGATE_SHARED_DIR ?? path.join(repositoryRoot(), '..', 'shared');
+  if (existsSync(path.join(dir, 'eval'))) return dir;
+  process.stderr.write(
+    process.env.NOTEGATE_SHARED_DIR === undefined
+      ? `NOTEGATE_SHARED_DIR is not set, and ${dir} (beside the repository) holds no eval/: set it to the shared folder with the eval data.\n`
+      : `NOTEGATE_SHARED_DIR=${dir} holds no eval/ (the eval data).\n`,
+  );
+  process.exit(2);
 }
 
 /** What the benchmarks keep between runs (fetched jars, model caches, eval indexes): gitignored. */

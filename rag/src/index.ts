@@ -14,6 +14,7 @@ export { DEFAULT_MODEL_ID, findModel, hasVectors, MODELS, type ModelSpec, NO_MOD
 export { notesFolderConfig } from './config/notes-folder.js';
 export { type DownloadOptions, ensureModelFiles, type FetchLike, noDownloads } from './embed/download.js';
 export type { Embedder } from './embed/embedder.js';
+export { EMBEDDING_RUNTIME, embeddingRuntimeInstalled } from './embed/embedding-runtime.js';
 export { missingModelFiles } from './embed/model-files.js';
 export { ResidentModel, type ResidentModelState } from './embed/resident-model.js';
 export { loadTransformersEmbedder } from './embed/transformers-embedder.js';

@@ -132,7 +132,8 @@ export function authzCommand(): Command<typeof options> {
       'Token service: takes a JWT-SVID client assertion (client_credentials grant) and returns an ES256\n' +
       'access token bound to one resource. Serves /.well-known/oauth-authorization-server, /jwks.json and\n' +
       '/token. Until the first JWT bundle arrives from the Workload API, token requests get 503. The policy\n' +
-      'is reloaded on SIGHUP and when its file changes. Key files: notegate authz keygen --help.',
+      'is reloaded on SIGHUP and when its file changes; notegate authz check-policy FILE checks one without\n' +
+      'starting. Key files: notegate authz keygen --help.',
     options,
     async run({ options: values }) {
       const flags = parseFlags(values);

@@ -68,7 +68,7 @@ describe('notegate authz', () => {
     assert.equal(code, 2);
     assert.match(
       stderr,
-      /bad\.yaml: grants\[0\]\.resources\[1\]\.scopes\[1\]: "bad scope" is not an RFC 6749 scope-token/,
+      /bad\.yaml: grants\[0\]\.resources\[1\]\.scopes\[1\]: "bad scope" is not a notes scope \(allowed: notes:read, notes:write\)/,
     );
   });
 
