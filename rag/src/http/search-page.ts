@@ -35,8 +35,8 @@ export interface PageFile {
 
 /** The page's markup and style, beside the package's sources (`rag/page`). */
 const SOURCE_DIR = new URL('../../../page/', import.meta.url);
-/** Its modules, compiled by `tsc -b` from `rag/page/src` (`rag/dist/page`). */
-const MODULE_DIR = new URL('../../page/', import.meta.url);
+/** Its modules, compiled by `tsc -b` from `rag/page/src` to `rag/dist/page/src`. */
+const MODULE_DIR = new URL('../../page/src/', import.meta.url);
 
 let loaded: ReadonlyMap<string, PageFile> | undefined;
 
