@@ -32,6 +32,7 @@ const NOT_AT_RUN_TIME = [
   'sqlite-vec',
   'parse-prometheus-text-format',
   'autocannon',
+  'playwright-core',
   'oidc-provider',
   'oauth4webapi',
   '@huggingface/transformers',
