@@ -8,10 +8,12 @@
  * BEIR dataset (`runEval`).
  */
 
+export { type ConfigLocation, type ConfigSource, locateConfig } from './config/config-location.js';
 export { loadEnvironment, type RagEnvironment } from './config/environment.js';
-export { defaultConfigPath, loadRagConfig, type RagConfig, type ResolvedVault } from './config/load-config.js';
+export { loadRagConfig, type RagConfig, type ResolvedVault } from './config/load-config.js';
 export { DEFAULT_MODEL_ID, findModel, hasVectors, MODELS, type ModelSpec, NO_MODEL } from './config/models.js';
 export { notesFolderConfig } from './config/notes-folder.js';
+export { defaultModelIn } from './embed/default-model.js';
 export { type DownloadOptions, ensureModelFiles, type FetchLike, noDownloads } from './embed/download.js';
 export type { Embedder } from './embed/embedder.js';
 export { missingModelFiles } from './embed/model-files.js';

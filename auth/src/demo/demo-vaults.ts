@@ -2,16 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  DEFAULT_MODEL_ID,
-  findModel,
-  loadEnvironment,
-  loadRagConfig,
-  missingModelFiles,
-  NO_MODEL,
-  noDownloads,
-  runIndex,
-} from '@notegate/rag';
+import { defaultModelIn, loadEnvironment, loadRagConfig, noDownloads, runIndex } from '@notegate/rag';
 
 /** The demo vault of the repository (docs/demo.md), beside this package. */
 const HANDBOOK_DIR = fileURLToPath(new URL('../../../../demo/vaults/handbook', import.meta.url));
@@ -37,8 +28,7 @@ export async function prepareDemoVaults(dir: string, servers: readonly string[])
     platform: process.platform,
     homeDir: homedir(),
   });
-  const model = findModel(DEFAULT_MODEL_ID);
-  const modelId = model && missingModelFiles(environment.modelCacheDir, model).length === 0 ? model.id : NO_MODEL.id;
+  const modelId = defaultModelIn(environment.modelCacheDir).id;
   const notesFolder = (server: string) => join(dir, 'vaults', server);
   for (const server of servers) await mkdir(notesFolder(server), { recursive: true, mode: 0o700 });
   const configFile = join(dir, 'vaults.json');

@@ -12,6 +12,27 @@ const environment = () =>
  */
 const COMMANDS: ReadonlyMap<string, CommandEntry> = new Map<string, CommandEntry>([
   [
+    'init',
+    {
+      summary: 'Writes a config for folders of notes: one vault each, the diode policy applied.',
+      load: async () => (await import('./init-command.js')).createInitCommand({ environment }),
+    },
+  ],
+  [
+    'add',
+    {
+      summary: 'Adds a folder of notes to the config as a vault.',
+      load: async () => (await import('./add-command.js')).createAddCommand({ environment }),
+    },
+  ],
+  [
+    'remove',
+    {
+      summary: 'Removes a vault from the config.',
+      load: async () => (await import('./remove-command.js')).createRemoveCommand({ environment }),
+    },
+  ],
+  [
     'index',
     {
       summary: 'Builds or updates the index of every vault in the config (incremental, crash-safe).',
