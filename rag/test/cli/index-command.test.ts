@@ -31,7 +31,7 @@ describe('notegate-rag index', () => {
     }
     assert.match(
       unwrapHelp(stdout),
-      /--config PATH +Vaults config file \(JSON\)\. \(default: rag\/vaults\.json under the repository root\)/,
+      /--config PATH +Vaults config file \(JSON\)\. \(default: NOTEGATE_CONFIG, else rag\/vaults\.json under the repository root when it exists, else the per-user config/,
     );
     assert.match(unwrapHelp(stdout), /--rebuild +.*\(default: off\)/);
   });
