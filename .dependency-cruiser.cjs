@@ -33,7 +33,7 @@ const LAYERS = {
     ['search'],
     ['indexer'],
     ['live-index', 'http', 'eval'],
-    ['notes'],
+    ['notes', 'status'],
     ['cli'],
   ],
 };

@@ -33,6 +33,13 @@ const COMMANDS: ReadonlyMap<string, CommandEntry> = new Map<string, CommandEntry
     },
   ],
   [
+    'status',
+    {
+      summary: 'Shows the vaults, the index, the model and what changed since the last index run.',
+      load: async () => (await import('./status-command.js')).createStatusCommand({ environment }),
+    },
+  ],
+  [
     'index',
     {
       summary: 'Builds or updates the index of every vault in the config (incremental, crash-safe).',

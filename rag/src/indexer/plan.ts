@@ -1,4 +1,4 @@
-import type { FileRow } from '../store/index-store.js';
+import type { FileRow } from '../store/index-contents.js';
 import type { SkippedFile, VaultFile } from '../walk/walk-vault.js';
 
 /** Larger notes are skipped with a reason: they are exports or logs, and would hold the model for minutes. */

@@ -149,6 +149,33 @@ describe('notegate-rag init, add, remove', () => {
     });
   });
 
+  it('status shows the config, the index, the model and what changed since, for people and as JSON', async (t) => {
+    const m = machine(t);
+    const notes = m.folder('notes', { 'a.md': '# A\n\nalpha\n', 'b.md': '# B\n\nbeta\n' });
+    assert.equal((await m.cli(['init', 'notes'])).code, 0);
+    const fresh = await m.cli(['status']);
+    assert.equal(fresh.code, 0, fresh.stderr);
+    assert.match(
+      fresh.stdout,
+      /^config {2}.*vaults\.json \(the per-user config\)\nindex {3}.*index\.sqlite\n {8}not built yet: run 'notegate-rag index'\n/,
+    );
+    assert.match(fresh.stdout, /\nmodel {3}none: a lexical-only index, lexical search\. To add vectors later/);
+    assert.match(fresh.stdout, /\n {2}notes +0 +0 +2 new +.*\/notes\n/);
+    assert.equal((await m.cli(['index', '--quiet'])).code, 0);
+    writeFileSync(path.join(notes, 'c.md'), '# C\n\ngamma\n');
+    const later = await m.cli(['status']);
+    assert.match(
+      later.stdout,
+      /\n {8}2 files, 2 chunks; full-text words\+trigram, no vectors\n {8}last index run \d{4}-.* ago\)\n {8}1 file changed since: run 'notegate-rag index'\n/,
+    );
+    const json = JSON.parse((await m.cli(['status', '--json'])).stdout);
+    assert.equal(json.config_source, 'user');
+    assert.equal(json.index.state, 'ready');
+    assert.deepEqual(json.vaults, [
+      { id: 'notes', path: notes, files: 2, chunks: 2, changed: { new: 1, modified: 0, deleted: 0 } },
+    ]);
+  });
+
   it('says how to make a config when there is none', async (t) => {
     const m = machine(t);
     const result = await m.cli(['index']);
