@@ -140,6 +140,12 @@ describe('ensureModelFiles', () => {
       );
       assert.match(message, /from http:\/\/127\.0\.0\.1:\d+\/Xenova\/all-MiniLM-L6-v2\/resolve\/main\/tokenizer\.json/);
       assert.match(message, /or set NOTEGATE_MODEL_CACHE/);
+      // Both ways out: the weights (placed or installed), or an index that needs no model.
+      assert.match(
+        message,
+        /\n {2}notegate-rag model install --model sentence-transformers\/all-MiniLM-L6-v2 FILE\.\.\.\n/,
+      );
+      assert.match(message, /Or go without vectors: "embed_model": "none" .* lexical-only index/);
       return true;
     });
   });
