@@ -7,7 +7,8 @@
  */
 const LAYERS = {
   kit: [
-    ['records', 'error-message', 'node-floor', 'random-hex'],
+    ['records', 'error-message', 'node-floor', 'random-hex', 'shell-words'],
+    ['mcp-host-entry'],
     ['cli', 'http', 'atomic-write'],
     ['server-options'],
     ['testing'],
@@ -34,6 +35,7 @@ const LAYERS = {
     ['indexer'],
     ['live-index', 'http', 'eval'],
     ['notes', 'status'],
+    ['mcp'],
     ['cli'],
   ],
 };

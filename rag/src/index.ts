@@ -38,7 +38,17 @@ export { IndexFollower, type IndexFollowerOptions } from './indexer/index-follow
 export { DEFAULT_BATCH_SIZE, DEFAULT_WINDOW_CHUNKS, type RunIndexOptions, runIndex } from './indexer/run-index.js';
 export type { FailedFile, FileOutcome, FileWarning, IndexProgress, IndexSummary } from './indexer/types.js';
 export { LiveIndex, type LiveIndexOptions } from './live-index/live-index.js';
+export { type NotesToolSpec, type NotesTools, notesTools } from './mcp/notes-tools.js';
+export {
+  TOOL_FAILURES,
+  TOOL_REFUSALS,
+  ToolFailure,
+  type ToolPreparation,
+  type ToolRefusal,
+  type ToolRefusalCode,
+} from './mcp/tool-errors.js';
 export { notePathProblem, titleFileName } from './notes/note-path.js';
+export { type LineRange, NOTE_READ_MAX_BYTES, NoteReadError, type NoteText } from './notes/note-reader.js';
 export { NotePlaceError } from './notes/note-target.js';
 export type { NoteInput, WrittenNote } from './notes/note-writer.js';
 export { NotesEngine, type NotesEngineOptions } from './notes/notes-engine.js';

@@ -1,8 +1,8 @@
+import { shellWords } from '@notegate/kit';
 import { AGENT_ID, READER_ID } from './demo-config.js';
 import type { Deployment } from './deployment.js';
 import type { DemoIdentity } from './identity.js';
 import type { Layout } from './report.js';
-import { shellWords } from './shell-words.js';
 
 /**
  * `--keep-running`: how to call the deployment by hand, as lines to copy. The agent's Workload API

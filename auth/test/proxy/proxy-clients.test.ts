@@ -62,7 +62,7 @@ describe('notegate proxy under real MCP clients', () => {
       const tools = await client.listTools();
       assert.deepEqual(
         tools.tools.map((tool) => tool.name),
-        ['notes.search', 'notes.write'],
+        ['notes.read', 'notes.search', 'notes.write'],
       );
       const title = `Rotation ${mode}`;
       const written = await client.callTool({ name: 'notes.write', arguments: { title, body: `keys ${mode}` } });
@@ -87,7 +87,7 @@ describe('notegate proxy under real MCP clients', () => {
     const tools = await client.listTools();
     assert.deepEqual(
       tools.tools.map((tool) => tool.name),
-      ['notes.search', 'notes.write'],
+      ['notes.read', 'notes.search', 'notes.write'],
     );
     const found = await client.callTool({ name: 'notes.search', arguments: { query: 'anything' } });
     assert.ok(Array.isArray((found.structuredContent as { hits: unknown[] }).hits));
@@ -95,12 +95,12 @@ describe('notegate proxy under real MCP clients', () => {
     await client.close();
   });
 
-  it('a notes:read identity sees only notes.search, and notes.write gets an error naming notes:write', async () => {
+  it('a notes:read identity sees only notes.read and notes.search, and notes.write gets an error naming notes:write', async () => {
     const { client } = await v2Client('auto', proxyArgs(stack.notesA.resource, '--scope', 'notes:read'));
     const tools = await client.listTools();
     assert.deepEqual(
       tools.tools.map((tool) => tool.name),
-      ['notes.search'],
+      ['notes.read', 'notes.search'],
     );
     const err = await client.callTool({ name: 'notes.write', arguments: { title: 't', body: 'b' } }).then(
       () => assert.fail('notes.write succeeded'),
@@ -161,7 +161,7 @@ describe('notegate proxy under real MCP clients', () => {
       const tools = JSON.parse(listed.stdout) as ToolsAnswer;
       assert.deepEqual(
         tools.tools.map((tool) => tool.name),
-        ['notes.search', 'notes.write'],
+        ['notes.read', 'notes.search', 'notes.write'],
       );
       const called = await inspector(
         '--protocol-era',

@@ -1,15 +1,8 @@
 import type { McpServer, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import { TOOL_FAILURES, ToolFailure } from '@notegate/rag';
 import type { z } from 'zod';
 import type { ProtocolError } from '../../errors/protocol-error.js';
 import type { ArgumentScreening, ToolRegistration } from './tool-catalog.js';
-
-/** A failure the client may see word for word (fixed texts only, never exception details). */
-export class ToolFailure extends Error {
-  constructor(readonly publicMessage: string) {
-    super(publicMessage);
-    this.name = 'ToolFailure';
-  }
-}
 
 /** What screening makes of a call's parsed arguments: a refusal, or what the run needs. */
 export type Preparation<Ready> = { readonly refused: ProtocolError } | { readonly ready: Ready };
@@ -26,7 +19,7 @@ export interface ToolDefinition<In extends z.ZodType, Out extends z.ZodType<Reco
   readonly run: (ready: Ready) => Promise<z.output<Out>>;
   /** The result as text for the client's reader; default the JSON of the structured content. */
   readonly text?: (result: z.output<Out>) => string;
-  /** Told about unexpected exceptions; the client only gets a fixed text. */
+  /** Told about every failure's cause; the client only gets a fixed text (a ToolFailure's, else a generic one). */
   readonly onFault: (tool: string, err: unknown) => void;
 }
 
@@ -67,10 +60,9 @@ export function defineTool<In extends z.ZodType, Out extends z.ZodType<Record<st
           const result = await run(preparation.ready);
           return { content: [{ type: 'text', text: text(result) }], structuredContent: result };
         } catch (err) {
-          if (!(err instanceof ToolFailure)) onFault(name, err);
-          return failed(
-            err instanceof ToolFailure ? err.publicMessage : 'The tool failed; the server logged the cause',
-          );
+          const failure = err instanceof ToolFailure ? err : undefined;
+          onFault(name, failure?.cause ?? err);
+          return failed(failure ? failure.publicMessage : TOOL_FAILURES.ERR_TOOL_FAULT);
         }
       });
     },
