@@ -47,6 +47,7 @@ export {
   type ToolRefusal,
   type ToolRefusalCode,
 } from './mcp/tool-errors.js';
+export { runTool, type ToolRun, toolErrorResult } from './mcp/tool-result.js';
 export { notePathProblem, titleFileName } from './notes/note-path.js';
 export { type LineRange, NOTE_READ_MAX_BYTES, NoteReadError, type NoteText } from './notes/note-reader.js';
 export { NotePlaceError } from './notes/note-target.js';

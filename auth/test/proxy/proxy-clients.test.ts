@@ -1,25 +1,22 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { Client, ProtocolError } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as V1StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { mcpInspectorCli } from '@notegate/kit/testing';
 import { type AgentStack, startAgentStack } from '../support/agent-stack.js';
 import { readAuditFile } from '../support/audit-file.js';
 import { Cleanups } from '../support/cleanups.js';
 import { MAIN } from '../support/cli-process.js';
 import { JWT_PATTERN, ProxyProcess } from '../support/proxy-process.js';
 
-const INSPECTOR = join(
-  dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector/package.json')),
-  'clients/launcher/build/index.js',
-);
+const INSPECTOR = mcpInspectorCli();
 
 interface ToolsAnswer {
   readonly tools: readonly { readonly name: string }[];

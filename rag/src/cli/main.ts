@@ -61,6 +61,13 @@ const COMMANDS: ReadonlyMap<string, CommandEntry> = new Map<string, CommandEntry
     },
   ],
   [
+    'mcp',
+    {
+      summary: 'A local MCP server over stdio: notes.search, notes.read, and notes.write when allowed.',
+      load: async () => (await import('./mcp-command.js')).createMcpCommand({ environment }),
+    },
+  ],
+  [
     'eval',
     {
       summary: 'Measures retrieval quality (nDCG@10, Recall@10/@100) on a BEIR-format dataset.',

@@ -1,5 +1,5 @@
 import type { McpServer, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
-import { TOOL_FAILURES, ToolFailure } from '@notegate/rag';
+import { runTool, toolErrorResult } from '@notegate/rag';
 import type { z } from 'zod';
 import type { ProtocolError } from '../../errors/protocol-error.js';
 import type { ArgumentScreening, ToolRegistration } from './tool-catalog.js';
@@ -55,22 +55,11 @@ export function defineTool<In extends z.ZodType, Out extends z.ZodType<Record<st
         const request = ctx.http?.req;
         // A server that dispatches calls it did not screen (the SDK's plain stateless pattern) prepares here.
         const preparation = (request && prepared.get(request)) ?? prepare(input.parse(args));
-        if ('refused' in preparation) return failed(preparation.refused.description);
-        try {
-          const result = await run(preparation.ready);
-          return { content: [{ type: 'text', text: text(result) }], structuredContent: result };
-        } catch (err) {
-          const failure = err instanceof ToolFailure ? err : undefined;
-          onFault(name, failure?.cause ?? err);
-          return failed(failure ? failure.publicMessage : TOOL_FAILURES.ERR_TOOL_FAULT);
-        }
+        if ('refused' in preparation) return toolErrorResult(preparation.refused.description);
+        return runTool({ name, run, text }, preparation.ready, onFault);
       });
     },
   };
-}
-
-function failed(text: string) {
-  return { content: [{ type: 'text' as const, text }], isError: true };
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {
