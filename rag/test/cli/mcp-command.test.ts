@@ -30,6 +30,10 @@ interface CallResult {
   readonly isError?: boolean;
 }
 
+function hitsOf(result: CallResult): Hit[] {
+  return (result.structuredContent?.hits as Hit[] | undefined) ?? [];
+}
+
 /** The environment of a user's process: a private HOME, and the test models only where asked. */
 function userEnv(ws: Workspace, cache?: string): Record<string, string> {
   return { HOME: ws.home, ...(cache !== undefined && { NOTEGATE_MODEL_CACHE: cache }) };
@@ -69,7 +73,7 @@ async function searchUntilFound(
   let hits: Hit[] = [];
   await waitFor(`a hit for ${query}`, async () => {
     const result = await call('notes.search', { query, mode: 'lexical' });
-    hits = (result.structuredContent?.hits as Hit[] | undefined) ?? [];
+    hits = hitsOf(result);
     return hits.length > 0;
   });
   return hits;
@@ -143,7 +147,7 @@ describe('notegate-rag mcp', () => {
       indexed: true,
     });
     const found = await call('notes.search', { query: 'zeppelin' });
-    assert.equal((found.structuredContent?.hits as Hit[])[0]?.path, 'Quarterly ceremony.md');
+    assert.equal(hitsOf(found)[0]?.path, 'Quarterly ceremony.md');
     const outside = await call('notes.write', { title: 't', body: 'b', path: '../v/ops/keys.md' });
     assert.equal(outside.isError, true);
     assert.equal(
@@ -159,7 +163,7 @@ describe('notegate-rag mcp', () => {
     await searchUntilFound(call, 'buddy');
     const hybrid = await call('notes.search', { query: 'signing keys' });
     assert.equal(hybrid.isError, undefined);
-    assert.ok((hybrid.structuredContent?.hits as Hit[]).some((hit) => hit.path === 'ops/keys.md'));
+    assert.ok(hitsOf(hybrid).some((hit) => hit.path === 'ops/keys.md'));
   });
 
   for (const host of MCP_HOSTS) {
