@@ -2,18 +2,19 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { Client, ProtocolError } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as V1StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { MCP_HOSTS } from '@notegate/kit';
 import { mcpInspectorCli } from '@notegate/kit/testing';
 import { type AgentStack, startAgentStack } from '../support/agent-stack.js';
 import { readAuditFile } from '../support/audit-file.js';
 import { Cleanups } from '../support/cleanups.js';
-import { MAIN } from '../support/cli-process.js';
+import { MAIN, runNotegate } from '../support/cli-process.js';
 import { JWT_PATTERN, ProxyProcess } from '../support/proxy-process.js';
 
 const INSPECTOR = mcpInspectorCli();
@@ -69,6 +70,41 @@ describe('notegate proxy under real MCP clients', () => {
       assert.equal(hits[0]?.path, path);
       await client.close();
       assert.doesNotMatch(stderr.join(''), JWT_PATTERN, 'no token in the logs');
+    });
+  }
+
+  for (const host of MCP_HOSTS) {
+    it(`--print-config ${host}: the printed entry starts a proxy that serves the tools`, async () => {
+      const printed = await runNotegate([
+        'proxy',
+        '--print-config',
+        host,
+        ...stack.targetArgs(stack.notesA.resource),
+        '--scope',
+        'notes:read',
+      ]);
+      assert.equal(printed.code, 0, printed.stderr);
+      const json = JSON.parse(printed.stdout) as Record<string, Record<string, { command: string; args: string[] }>>;
+      const entry = (host === 'vscode' ? json.servers : json.mcpServers)?.notes;
+      assert.ok(entry, printed.stdout);
+      assert.equal(entry.command, process.execPath);
+      assert.deepEqual(entry.args.slice(1), [
+        'proxy',
+        ...stack.targetArgs(stack.notesA.resource),
+        '--scope',
+        'notes:read',
+      ]);
+      assert.ok(isAbsolute(entry.args[0] ?? ''));
+      // Started as a host starts it, without the test's environment.
+      const transport = new StdioClientTransport({ command: entry.command, args: entry.args, stderr: 'pipe' });
+      const client = new Client({ name: 'proxy-test-host', version: '1.0.0' });
+      cleanups.after(() => client.close());
+      await client.connect(transport);
+      assert.deepEqual(
+        (await client.listTools()).tools.map((tool) => tool.name),
+        ['notes.read', 'notes.search'],
+      );
+      await client.close();
     });
   }
 
