@@ -40,7 +40,7 @@ async function hub(t: TestContext, files: ReadonlyMap<string, Buffer>): Promise<
       res.writeHead(404).end('Entry not found');
       return;
     }
-    res.writeHead(200, { 'Content-Type': 'application/octet-stream' }).end(content);
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': content.length }).end(content);
   });
   const url = await listen(server, '127.0.0.1', 0);
   t.after(() => closeServer(server));
@@ -94,10 +94,23 @@ describe('ensureModelFiles', () => {
     assert.equal(server.requests.length, 3, 'present files are not fetched again');
   });
 
-  it('fills an empty cache with a model the loader then reads', async (t) => {
+  it("fills an empty cache with a model the loader then reads, reporting each file's bytes as they arrive", async (t) => {
     const cache = tempDir(t);
     const server = await hub(t, published);
-    await ensureModelFiles(minilm, cache, options(server.url));
+    const progress = new Map<string, [number, number | undefined][]>();
+    await ensureModelFiles(minilm, cache, {
+      ...options(server.url),
+      onBytes: (file, bytesDone, bytesTotal) =>
+        progress.set(file.path, [...(progress.get(file.path) ?? []), [bytesDone, bytesTotal]]),
+    });
+    for (const [file, content] of published) {
+      const steps = progress.get(file) ?? [];
+      assert.deepEqual(steps.at(-1), [content.length, content.length], file);
+      assert.ok(
+        steps.every(([done], i) => i === 0 || done > (steps[i - 1]?.[0] ?? 0)),
+        `${file}: growing`,
+      );
+    }
     assert.equal(server.requests.length, minilm.files.length);
     const embedder = await loadTransformersEmbedder(minilm, cache);
     t.after(() => embedder.dispose());
