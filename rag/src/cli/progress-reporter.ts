@@ -59,7 +59,7 @@ export function createProgressReporter(stream: ProgressStream, options: Progress
     stream.write(`${text}\n`);
   };
 
-  const draw = (now: number, force: boolean) => {
+  const draw = (now: number, force: boolean): void => {
     if (!last) return;
     const interval = tty ? BAR_REFRESH_MS : lineIntervalMs;
     if (!force && now - lastDrawMs < interval) return;
@@ -68,7 +68,10 @@ export function createProgressReporter(stream: ProgressStream, options: Progress
       last.kind === 'file-done'
         ? [last.bytesDone, last.bytesTotal, describeFiles(last, now, bytes, chunks)]
         : [last.bytesDone, last.bytesTotal ?? 0, describeDownload(last, now, bytes)];
-    if (!tty) return line(status);
+    if (!tty) {
+      line(status);
+      return;
+    }
     const width = (stream.columns ?? 0) > 0 ? (stream.columns ?? FALLBACK_COLUMNS) : FALLBACK_COLUMNS;
     // One column short of the width: a line that fills it wraps on some terminals, and \r no longer redraws it.
     stream.write(`\r\x1b[K${`${bar(done, total)} ${status}`.slice(0, width - 1)}`);
@@ -82,34 +85,31 @@ export function createProgressReporter(stream: ProgressStream, options: Progress
   const onProgress = (event: IndexProgress): void => {
     if (!options.enabled) return;
     const now = clock();
-    switch (event.kind) {
-      case 'file-done': {
-        bytes.add(now, event.bytesDone);
-        chunks.add(now, event.chunksEmbedded);
-        last = event;
-        // The last file always shows, whatever the spacing.
-        return draw(now, event.filesDone === event.filesTotal);
+    if (event.kind === 'file-done') {
+      bytes.add(now, event.bytesDone);
+      chunks.add(now, event.chunksEmbedded);
+      last = event;
+      // The last file always shows, whatever the spacing.
+      draw(now, event.filesDone === event.filesTotal);
+    } else if (event.kind === 'model-download-progress') {
+      bytes.add(now, event.bytesDone);
+      last = event;
+      if (event.bytesTotal !== undefined && event.bytesDone >= event.bytesTotal) {
+        last = undefined;
+        line(`downloaded ${event.file}: ${formatBytes(event.bytesDone)}`);
+      } else {
+        draw(now, false);
       }
-      case 'model-download-progress': {
-        bytes.add(now, event.bytesDone);
-        last = event;
-        if (event.bytesTotal !== undefined && event.bytesDone >= event.bytesTotal) {
-          last = undefined;
-          return line(`downloaded ${event.file}: ${formatBytes(event.bytesDone)}`);
-        }
-        return draw(now, false);
-      }
-      case 'planned':
-      case 'model-download':
+    } else {
+      if (event.kind === 'planned' || event.kind === 'model-download') {
         // A new stretch of work: its rate is measured afresh.
         bytes = new RateEstimate();
         chunks = new RateEstimate();
         last = undefined;
         lastDrawMs = now;
         startTicking();
-        return line(announce(event));
-      default:
-        return line(announce(event));
+      }
+      line(announce(event));
     }
   };
 

@@ -13,9 +13,14 @@ function manualTicker() {
   const ticks: (() => void)[] = [];
   const ticker: Ticker = (tick) => {
     ticks.push(tick);
-    return () => ticks.splice(ticks.indexOf(tick), 1);
+    return () => {
+      ticks.splice(ticks.indexOf(tick), 1);
+    };
   };
-  return { ticker, tick: () => ticks.forEach((tick) => tick()), running: () => ticks.length };
+  const tick = () => {
+    for (const each of ticks) each();
+  };
+  return { ticker, tick, running: () => ticks.length };
 }
 
 const fileDone = (filesDone: number, bytesDone: number, chunksEmbedded: number, total = 4): IndexProgress => ({
