@@ -46,8 +46,8 @@ export interface IndexStatus {
 
 /**
  * Compares the index with the vault folders without writing anything: the counts the index holds, and
- * what the next index run would read, by the same plan the run makes (mtime and size against the stored
- * rows). Hashes the model's weights once to say whether they are the official release.
+ * the files that changed since it took them, by the plan an index run makes (mtime and size against the
+ * stored rows). Hashes the model's weights once to say whether they are the official release.
  */
 export async function indexStatus(
   config: RagConfig,
@@ -58,7 +58,8 @@ export async function indexStatus(
   const vaults = config.vaults.map((vault): VaultStatus => {
     const listing = walkVault(vault, config.diode);
     const rows = contents?.files.get(vault.id) ?? new Map();
-    const plan = planVault(listing.files, listing.skipped, rows, contents?.meta.fingerprint ?? '');
+    // The files against what the index holds of them, whatever run wrote them (a run may be going on).
+    const plan = planVault(listing.files, listing.skipped, rows, undefined);
     const counts = contents?.vaults.find((counted) => counted.vault === vault.id);
     const added = plan.candidates.filter((candidate) => candidate.row === undefined).length;
     return {
