@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import { requestError } from '../../errors/mcp-request-errors.js';
 import type { ProtocolError } from '../../errors/protocol-error.js';
 import { toolError } from '../../errors/tool-errors.js';
-import { NOTES_READ_SCOPE, NOTES_WRITE_SCOPE } from '../../oauth/notes-scopes.js';
+import { NOTES_TOOL_SCOPES } from '../../oauth/notes-scopes.js';
 import { defineTool, type Preparation } from './define-tool.js';
 import type { ToolRegistration } from './tool-catalog.js';
 
@@ -20,18 +20,24 @@ import type { ToolRegistration } from './tool-catalog.js';
 export function notesTools(engine: NotesEngine, onFault: (tool: string, err: unknown) => void): ToolRegistration[] {
   const tools = notesToolSpecs(engine);
   return [
-    scoped(tools.search, NOTES_READ_SCOPE, onFault),
-    scoped(tools.read, NOTES_READ_SCOPE, onFault),
-    ...(tools.write ? [scoped(tools.write, NOTES_WRITE_SCOPE, onFault)] : []),
+    scoped(tools.search, onFault),
+    scoped(tools.read, onFault),
+    ...(tools.write ? [scoped(tools.write, onFault)] : []),
   ];
 }
 
+/** A tool with the scope the table gives it; one the table lacks has none, and the catalog refuses to start. */
 function scoped<In extends z.ZodType, Out extends z.ZodType<Record<string, unknown>>, Ready>(
   spec: NotesToolSpec<In, Out, Ready>,
-  scope: string,
   onFault: (tool: string, err: unknown) => void,
 ): ToolRegistration {
-  return defineTool({ ...spec, scope, onFault, prepare: (args) => asPreparation(spec.prepare(args)) });
+  const scope = NOTES_TOOL_SCOPES.get(spec.name);
+  return defineTool({
+    ...spec,
+    ...(scope !== undefined && { scope }),
+    onFault,
+    prepare: (args) => asPreparation(spec.prepare(args)),
+  });
 }
 
 function asPreparation<Ready>(preparation: ToolPreparation<Ready>): Preparation<Ready> {
