@@ -27,10 +27,10 @@ export interface LiveIndexOptions {
 /**
  * An index opened for search in a long-running process and, when asked, kept
  * up to date with its vaults (docs/retrieval.md#following-the-vaults): the
- * `SearchIndex` that follows the file, and with `follow` a watcher on the vault
- * folders driving an `IndexFollower`, whose runs embed with the model the
- * searches use (one copy per process, docs/retrieval.md#serving). What
- * `notegate-rag serve` and the notes engine serve.
+ * `SearchIndex` that follows the file, and with `follow` a `VaultFollowing`
+ * (a watcher on the vault folders driving index runs), whose runs embed with
+ * the model the searches use (one copy per process, docs/retrieval.md#serving).
+ * What `notegate-rag serve` and the notes engine serve.
  */
 export class LiveIndex {
   readonly index: SearchIndex;

@@ -40,8 +40,8 @@ export interface NotesEngineOptions {
  * some vaults of a config, searched in-process exactly as `notegate-rag serve`
  * searches it and kept up to date the same way (the `LiveIndex` of `serve
  * --watch`: a watcher on the vault folders, one model per process for query
- * and passage vectors), plus note writing into one of them, each write
- * followed by an index run.
+ * and passage vectors), plus reading a note of them, and writing into one of
+ * them (where there is a write vault), each write followed by an index run.
  */
 export class NotesEngine {
   readonly #options: NotesEngineOptions;
