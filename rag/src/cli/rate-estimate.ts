@@ -18,15 +18,23 @@ interface Sample {
  * the times.
  */
 export class RateEstimate {
+  readonly #warmUpMs: number;
+  readonly #windowMs: number;
   #first: Sample | undefined;
   #samples: Sample[] = [];
+
+  /** The defaults are the progress bar's; the ETA benchmark compares others. */
+  constructor(options: { readonly warmUpMs?: number; readonly windowMs?: number } = {}) {
+    this.#warmUpMs = options.warmUpMs ?? WARM_UP_MS;
+    this.#windowMs = options.windowMs ?? RATE_WINDOW_MS;
+  }
 
   add(atMs: number, done: number): void {
     const sample = { atMs, done };
     this.#first ??= sample;
     this.#samples.push(sample);
     // Keep one sample at or before the window's start, so that the window is always measured whole.
-    while (this.#samples.length > 2 && (this.#samples[1]?.atMs ?? atMs) <= atMs - RATE_WINDOW_MS) {
+    while (this.#samples.length > 2 && (this.#samples[1]?.atMs ?? atMs) <= atMs - this.#windowMs) {
       this.#samples.shift();
     }
   }
@@ -35,8 +43,8 @@ export class RateEstimate {
   rate(atMs: number): number | undefined {
     const first = this.#first;
     const last = this.#samples.at(-1);
-    if (!first || !last || atMs - first.atMs < WARM_UP_MS) return undefined;
-    const start = Math.max(first.atMs, atMs - RATE_WINDOW_MS);
+    if (!first || !last || atMs - first.atMs < this.#warmUpMs) return undefined;
+    const start = Math.max(first.atMs, atMs - this.#windowMs);
     const base = [...this.#samples].reverse().find((sample) => sample.atMs <= start) ?? first;
     const elapsedMs = atMs - base.atMs;
     return elapsedMs > 0 ? Math.max(0, last.done - base.done) / elapsedMs : undefined;
