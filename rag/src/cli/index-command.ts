@@ -1,7 +1,7 @@
 import { type Command, type CommandLine, EXIT, UsageError, untilShutdown } from '@notegate/kit/cli';
 import type { RagEnvironment } from '../config/environment.js';
 import type { RagConfig } from '../config/load-config.js';
-import { hasVectors, type ModelSpec } from '../config/models.js';
+import { hasVectors } from '../config/models.js';
 import { SharedEmbedder } from '../embed/shared-embedder.js';
 import { RagError } from '../errors/rag-error.js';
 import { runIndex } from '../indexer/run-index.js';
@@ -120,7 +120,7 @@ async function follow(config: RagConfig, environment: RagEnvironment, vaultIds: 
     ...(vaultIds.length > 0 && { vaultIds }),
     modelCacheDir,
     modelHubUrl,
-    ...(shared && { loadEmbedder: (_model: ModelSpec) => shared.acquire() }),
+    ...(shared && { loadEmbedder: () => shared.acquire() }),
     createIndex: true,
     log,
     onIndexed: () => undefined,

@@ -1,4 +1,3 @@
-import type { Readable, Writable } from 'node:stream';
 import { McpServer, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { z } from 'zod';
@@ -13,9 +12,6 @@ export interface StdioServerOptions {
   readonly version: string;
   /** Refusals and faults, with what was wrong (stderr: stdout carries the protocol only). */
   readonly log: (line: string) => void;
-  /** Default the process's stdin and stdout (tests pass streams of their own). */
-  readonly stdin?: Readable;
-  readonly stdout?: Writable;
 }
 
 /**
@@ -31,7 +27,7 @@ export async function serveNotesOverStdio(
   stop: Promise<unknown>,
 ): Promise<void> {
   const tools = notesTools(engine);
-  const transport = new StdioServerTransport(options.stdin, options.stdout);
+  const transport = new StdioServerTransport();
   let ended: () => void = () => undefined;
   const clientGone = new Promise<void>((resolve) => {
     ended = resolve;

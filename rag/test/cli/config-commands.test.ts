@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
-import type { Finished } from '@notegate/kit/testing';
+import { assertOptionsDocumented, type Finished } from '@notegate/kit/testing';
 import { cliPath, runNode } from '../../test-support/child.js';
 import { E5_SMALL, tempDir } from '../../test-support/fixtures.js';
 import { testModelCache } from '../../test-support/test-model/test-model.js';
@@ -36,6 +36,22 @@ function fileState(file: string) {
 }
 
 describe('notegate-rag init, add, remove', () => {
+  it('documents every option of init, add, remove, status and mcp with its default', async (t) => {
+    const m = machine(t);
+    const table: [string, string[]][] = [
+      ['init', ['--config']],
+      ['add', ['--config', '--id']],
+      ['remove', ['--config']],
+      ['status', ['--config', '--json']],
+      ['mcp', ['--config', '--allow-write', '--print-config']],
+    ];
+    for (const [command, options] of table) {
+      const help = await m.cli([command, '--help']);
+      assert.equal(help.code, 0, command);
+      assertOptionsDocumented(help.stdout, options);
+    }
+  });
+
   it('init writes the per-user config for the folders, lexical-only without a model, and index finds it anywhere', async (t) => {
     const m = machine(t);
     const notes = m.folder('My Notes', { 'plan.md': '# Plan\n\nrotate the keys\n' });

@@ -26,7 +26,16 @@ describe('notegate-rag index', () => {
   it('lists every option with its default under --help', async (t) => {
     const { code, stdout } = await cli(t, ['index', '--help']);
     assert.equal(code, 0);
-    for (const option of ['--config PATH', '--vault ID', '--rebuild', '--json', '--quiet', '--offline', '--help']) {
+    for (const option of [
+      '--config PATH',
+      '--vault ID',
+      '--rebuild',
+      '--watch',
+      '--json',
+      '--quiet',
+      '--offline',
+      '--help',
+    ]) {
       assert.ok(stdout.includes(option), option);
     }
     assert.match(
