@@ -2,7 +2,7 @@
  * The ETA an index run shows, before and after docs/retrieval.md#index-runs's rate-based estimate, against
  * the time that was really left: one real index run of the eval vault (1,873 notes) with the e5-small
  * stand-in (real size: its load is part of the first file's time), every progress event recorded, then
- * both estimates computed over the same events at the same moments.
+ * every estimate computed over the same events at the same moments (warm-up / window in the labels).
  *
  * Run: npx tsc -b && node bench/rag/dist/index-eta.js [--vault DIR] [--files N]
  * (the stand-in model: NOTEGATE_STANDIN_MODELS; the eval vault: the shared folder, NOTEGATE_SHARED_DIR,
@@ -12,7 +12,7 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } fr
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { findModel, type IndexProgress, loadRagConfig, noDownloads, runIndex } from '@notegate/rag';
-import { RateEstimate } from '@notegate/rag/internals';
+import { RATE_WINDOW_MS, RateEstimate, RemainingTime, WARM_UP_MS } from '@notegate/rag/internals';
 import { arg, printTable, sharedDir, standinModelCache } from './support.js';
 
 const MODEL_ID = 'intfloat/multilingual-e5-small';
@@ -65,23 +65,27 @@ try {
   const plannedAtMs = events.find(({ event }) => event.kind === 'planned')?.atMs ?? startedAtMs;
   const done = events.filter((entry): entry is { atMs: number; event: FileDone } => entry.event.kind === 'file-done');
   const endMs = done.at(-1)?.atMs ?? plannedAtMs;
+  /** An estimate of one measure (`files` or `bytes`) alone. */
+  const single = (measure: 'files' | 'bytes') => {
+    const rate = new RateEstimate();
+    return (atMs: number, event: FileDone) => {
+      rate.add(atMs, measure === 'files' ? event.filesDone : event.bytesDone);
+      return rate.remainingMs(atMs, measure === 'files' ? event.filesTotal : event.bytesTotal);
+    };
+  };
+  const mean = (options: { warmUpMs: number; windowMs: number }) => {
+    const time = new RemainingTime(options);
+    return (atMs: number, event: FileDone) => {
+      time.add(atMs, event);
+      return time.remainingMs(atMs, event);
+    };
+  };
   const variants: { readonly label: string; readonly eta: (atMs: number, event: FileDone) => number | undefined }[] = [
-    { label: 'before: since the plan', eta: (atMs, event) => etaBefore(plannedAtMs, event, atMs) },
-    ...[
-      { warmUpMs: 3_000, windowMs: 20_000 },
-      { warmUpMs: 3_000, windowMs: 60_000 },
-      { warmUpMs: 5_000, windowMs: 60_000 },
-      { warmUpMs: 10_000, windowMs: 60_000 },
-    ].map((options) => {
-      const rate = new RateEstimate(options);
-      return {
-        label: `warm-up ${options.warmUpMs / 1000} s, window ${options.windowMs / 1000} s`,
-        eta: (atMs: number, event: FileDone) => {
-          rate.add(atMs, event.bytesDone);
-          return rate.remainingMs(atMs, event.bytesTotal);
-        },
-      };
-    }),
+    { label: 'before: bytes since the plan', eta: (atMs, event) => etaBefore(plannedAtMs, event, atMs) },
+    { label: 'bytes, 10 s / 60 s', eta: single('bytes') },
+    { label: 'files, 10 s / 60 s', eta: single('files') },
+    { label: 'mean of both, 3 s / 20 s', eta: mean({ warmUpMs: 3_000, windowMs: 20_000 }) },
+    { label: 'chosen: mean of both, 10 s / 60 s', eta: mean({ warmUpMs: WARM_UP_MS, windowMs: RATE_WINDOW_MS }) },
   ];
   const marks = [1, 2, 5, 10, 25, 50, 75, 90].map((percent) => Math.max(1, Math.round((done.length * percent) / 100)));
   const rows: string[][] = [];

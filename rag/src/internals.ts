@@ -6,7 +6,7 @@
 
 export { chunkNote } from './chunk/chunker.js';
 export { chunkerSettingsFor } from './chunk/settings.js';
-export { RateEstimate } from './cli/rate-estimate.js';
+export { RATE_WINDOW_MS, RateEstimate, RemainingTime, WARM_UP_MS } from './cli/rate-estimate.js';
 export { findRepositoryRoot } from './config/repo-root.js';
 export { loadPretrained } from './embed/transformers-embedder.js';
 export { type FileRecord, IndexStore } from './store/index-store.js';

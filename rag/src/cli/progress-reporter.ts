@@ -1,5 +1,5 @@
 import type { IndexProgress } from '../indexer/types.js';
-import { RateEstimate } from './rate-estimate.js';
+import { RateEstimate, RemainingTime } from './rate-estimate.js';
 
 export interface ProgressStream {
   write(text: string): unknown;
@@ -48,6 +48,7 @@ export function createProgressReporter(stream: ProgressStream, options: Progress
   const lineIntervalMs = options.lineIntervalMs ?? LINE_INTERVAL_MS;
   let lastDrawMs = Number.NEGATIVE_INFINITY;
   let barShown = false;
+  let remaining = new RemainingTime();
   let bytes = new RateEstimate();
   let chunks = new RateEstimate();
   let last: FileDone | DownloadProgress | undefined;
@@ -66,7 +67,7 @@ export function createProgressReporter(stream: ProgressStream, options: Progress
     lastDrawMs = now;
     const [done, total, status] =
       last.kind === 'file-done'
-        ? [last.bytesDone, last.bytesTotal, describeFiles(last, now, bytes, chunks)]
+        ? [last.bytesDone, last.bytesTotal, describeFiles(last, now, remaining, chunks)]
         : [last.bytesDone, last.bytesTotal ?? 0, describeDownload(last, now, bytes)];
     if (!tty) {
       line(status);
@@ -86,7 +87,7 @@ export function createProgressReporter(stream: ProgressStream, options: Progress
     if (!options.enabled) return;
     const now = clock();
     if (event.kind === 'file-done') {
-      bytes.add(now, event.bytesDone);
+      remaining.add(now, event);
       chunks.add(now, event.chunksEmbedded);
       last = event;
       // The last file always shows, whatever the spacing.
@@ -103,6 +104,7 @@ export function createProgressReporter(stream: ProgressStream, options: Progress
     } else {
       if (event.kind === 'planned' || event.kind === 'model-download') {
         // A new stretch of work: its rate is measured afresh.
+        remaining = new RemainingTime();
         bytes = new RateEstimate();
         chunks = new RateEstimate();
         last = undefined;
@@ -137,18 +139,18 @@ function announce(event: Exclude<IndexProgress, { kind: 'file-done' | 'model-dow
   }
 }
 
-function describeFiles(event: FileDone, now: number, bytes: RateEstimate, chunks: RateEstimate): string {
+function describeFiles(event: FileDone, now: number, time: RemainingTime, chunks: RateEstimate): string {
   const chunkRate = chunks.rate(now);
-  const remaining = bytes.remainingMs(now, event.bytesTotal);
+  const left = time.remainingMs(now, event);
   const rate = chunkRate === undefined ? '' : `, ${(chunkRate * 1000).toFixed(1)} chunks/s`;
   const eta =
     event.filesDone === event.filesTotal
       ? ''
-      : remaining === undefined
-        ? bytes.rate(now) === undefined
-          ? ', ETA estimating'
-          : ', ETA unknown (no progress lately)'
-        : `, ETA ${formatDuration(remaining)}`;
+      : left === undefined
+        ? time.warmedUp(now)
+          ? ', ETA unknown (no progress lately)'
+          : ', ETA estimating'
+        : `, ETA ${formatDuration(left)}`;
   return `${event.filesDone}/${event.filesTotal} files, ${event.chunksEmbedded} chunks${rate}${eta}`;
 }
 

@@ -1,11 +1,13 @@
 /**
  * Ours: no rate (and so no ETA) until progress has been measured for this long. The first finished file
  * carries the model's load and the first batch's set-up; a rate over it alone promised "43 minutes" for a
- * run that took 23 seconds.
+ * run that took 23 seconds. Files are committed in bursts (a window of chunks is embedded, then its files
+ * are written), so the first seconds hold one or two bursts: 10 s, chosen with bench/rag/index-eta
+ * (docs/retrieval.md#index-runs).
  */
-export const WARM_UP_MS = 3_000;
+export const WARM_UP_MS = 10_000;
 /** Ours: the rate is measured over this last stretch, so that it follows a run whose pace changes. */
-export const RATE_WINDOW_MS = 20_000;
+export const RATE_WINDOW_MS = 60_000;
 
 interface Sample {
   readonly atMs: number;
@@ -57,5 +59,38 @@ export class RateEstimate {
     if (rate === undefined) return undefined;
     if (done >= total) return 0;
     return rate > 0 ? (total - done) / rate : undefined;
+  }
+}
+
+/**
+ * The time left of an index run (docs/retrieval.md#index-runs): the mean of what the rate of files and the
+ * rate of bytes each say. Neither alone is the work: a file costs its reading, hashing and writing
+ * whatever its size, and a byte of a long note costs its share of embedding; on the eval vault each alone
+ * was off by up to 4x where the mean was off by at most about 2x (bench/rag/index-eta).
+ */
+export class RemainingTime {
+  readonly #files: RateEstimate;
+  readonly #bytes: RateEstimate;
+
+  constructor(options: { readonly warmUpMs?: number; readonly windowMs?: number } = {}) {
+    this.#files = new RateEstimate(options);
+    this.#bytes = new RateEstimate(options);
+  }
+
+  add(atMs: number, progress: { readonly filesDone: number; readonly bytesDone: number }): void {
+    this.#files.add(atMs, progress.filesDone);
+    this.#bytes.add(atMs, progress.bytesDone);
+  }
+
+  /** Undefined during the warm-up, or while nothing moves. */
+  remainingMs(atMs: number, totals: { readonly filesTotal: number; readonly bytesTotal: number }): number | undefined {
+    const byFiles = this.#files.remainingMs(atMs, totals.filesTotal);
+    const byBytes = this.#bytes.remainingMs(atMs, totals.bytesTotal);
+    return byFiles === undefined || byBytes === undefined ? undefined : (byFiles + byBytes) / 2;
+  }
+
+  /** Whether the warm-up is over. */
+  warmedUp(atMs: number): boolean {
+    return this.#files.rate(atMs) !== undefined;
   }
 }
