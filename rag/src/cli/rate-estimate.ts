@@ -65,8 +65,9 @@ export class RateEstimate {
 /**
  * The time left of an index run (docs/retrieval.md#index-runs): the mean of what the rate of files and the
  * rate of bytes each say. Neither alone is the work: a file costs its reading, hashing and writing
- * whatever its size, and a byte of a long note costs its share of embedding; on the eval vault each alone
- * was off by up to 4x where the mean was off by at most about 2x (bench/rag/index-eta).
+ * whatever its size, and a byte of a long note costs its share of embedding. On the eval vault the mean
+ * stayed within about 2x through most of a run, where bytes alone under-estimated by up to 3.5x and
+ * files alone over-estimated by up to 4.6x (bench/rag/index-eta, docs/retrieval.md#index-runs).
  */
 export class RemainingTime {
   readonly #files: RateEstimate;
