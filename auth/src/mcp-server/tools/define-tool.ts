@@ -1,5 +1,5 @@
 import type { McpServer, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
-import { runTool, toolErrorResult } from '@notegate/rag';
+import { type NotesToolSpec, runTool, toolErrorResult } from '@notegate/rag';
 import type { z } from 'zod';
 import type { ProtocolError } from '../../errors/protocol-error.js';
 import type { ArgumentScreening, ToolRegistration } from './tool-catalog.js';
@@ -7,16 +7,15 @@ import type { ArgumentScreening, ToolRegistration } from './tool-catalog.js';
 /** What screening makes of a call's parsed arguments: a refusal, or what the run needs. */
 export type Preparation<Ready> = { readonly refused: ProtocolError } | { readonly ready: Ready };
 
-export interface ToolDefinition<In extends z.ZodType, Out extends z.ZodType<Record<string, unknown>>, Ready> {
-  readonly name: string;
+/**
+ * A tool as this server defines it: a notes tool of @notegate/rag's shape, with the scope a caller needs,
+ * a preparation that refuses with this server's protocol errors, and where faults are told.
+ */
+export interface ToolDefinition<In extends z.ZodType, Out extends z.ZodType<Record<string, unknown>>, Ready>
+  extends Omit<NotesToolSpec<In, Out, Ready>, 'prepare' | 'text'> {
   readonly scope?: string;
-  readonly title: string;
-  readonly description: string;
-  readonly input: In;
-  readonly output: Out;
   /** Decided before dispatch, once per call (see ToolRegistration.screen), from the parsed arguments. */
   readonly prepare: (args: z.output<In>) => Preparation<Ready>;
-  readonly run: (ready: Ready) => Promise<z.output<Out>>;
   /** The result as text for the client's reader; default the JSON of the structured content. */
   readonly text?: (result: z.output<Out>) => string;
   /** Told about every failure's cause; the client only gets a fixed text (a ToolFailure's, else a generic one). */
