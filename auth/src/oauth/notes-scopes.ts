@@ -11,3 +11,5 @@ export const NOTES_TOOL_SCOPES: ReadonlyMap<string, string> = new Map([
   ['notes.read', NOTES_READ_SCOPE],
   ['notes.write', NOTES_WRITE_SCOPE],
 ]);
+/** Every scope a notes server knows; a policy grant of any other is a typo (docs/protocol.md#policy-file). */
+export const NOTES_SCOPES: readonly string[] = [NOTES_READ_SCOPE, NOTES_WRITE_SCOPE];

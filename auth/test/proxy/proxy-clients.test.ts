@@ -18,6 +18,7 @@ import { MAIN, runNotegate } from '../support/cli-process.js';
 import { JWT_PATTERN, ProxyProcess } from '../support/proxy-process.js';
 
 const INSPECTOR = mcpInspectorCli();
+const NEEDS_INSPECTOR = { skip: INSPECTOR.skip };
 
 interface ToolsAnswer {
   readonly tools: readonly { readonly name: string }[];
@@ -180,7 +181,7 @@ describe('notegate proxy under real MCP clients', () => {
   const inspector = (...args: string[]) =>
     promisify(execFile)(
       process.execPath,
-      [INSPECTOR, '--cli', ...args, '--', ...[process.execPath, ...proxyArgs(stack.notesA.resource)]],
+      [INSPECTOR.cli, '--cli', ...args, '--', ...[process.execPath, ...proxyArgs(stack.notesA.resource)]],
       {
         // The CLI keeps a catalog under HOME; keep it out of the real one.
         env: { ...process.env, HOME: dir },
@@ -189,7 +190,7 @@ describe('notegate proxy under real MCP clients', () => {
     );
 
   for (const era of ['legacy', 'modern'] as const) {
-    it(`MCP Inspector CLI (${era} era): tools/list and tools/call notes.search`, async () => {
+    it(`MCP Inspector CLI (${era} era): tools/list and tools/call notes.search`, NEEDS_INSPECTOR, async () => {
       const listed = await inspector('--protocol-era', era, '--method', 'tools/list');
       const tools = JSON.parse(listed.stdout) as ToolsAnswer;
       assert.deepEqual(

@@ -12,6 +12,9 @@ import { cliPath, runNode } from '../../test-support/child.js';
 import { E5_SMALL, tempDir, type Workspace, workspace } from '../../test-support/fixtures.js';
 import { testModelCache } from '../../test-support/test-model/test-model.js';
 
+const INSPECTOR = mcpInspectorCli();
+const NEEDS_INSPECTOR = { skip: INSPECTOR.skip };
+
 const NOTES = {
   'ops/keys.md': '# Keys\n\nRotate the signing keys every quarter.\n\n## Storage\n\nKeys live in the vault.\n',
   'people/onboarding.md': '# Onboarding\n\nA buddy for every new colleague.\n',
@@ -211,52 +214,56 @@ describe('notegate-rag mcp', () => {
   });
 
   for (const era of ['legacy', 'modern'] as const) {
-    it(`MCP Inspector CLI (${era} era): tools/list and tools/call notes.search, notes.read`, async (t) => {
-      const ws = workspace(t, { v: NOTES }, 'none');
-      const home = tempDir(t);
-      const server = mcp(ws);
-      const inspector = (...args: string[]) =>
-        promisify(execFile)(
-          process.execPath,
-          [mcpInspectorCli(), '--cli', '--protocol-era', era, ...args, '--', server.command, ...server.args],
-          // The CLI keeps a catalog under HOME; keep it out of the real one.
-          { env: { ...process.env, HOME: home }, timeout: 60_000 },
-        );
-      const listed = JSON.parse((await inspector('--method', 'tools/list')).stdout) as { tools: { name: string }[] };
-      assert.deepEqual(listed.tools.map((tool) => tool.name).sort(), ['notes.read', 'notes.search']);
-      // The first call of a fresh process may come before the start-up index run has committed the notes.
-      let hits: Hit[] = [];
-      await waitFor(
-        'the Inspector finding the note',
-        async () => {
-          const called = await inspector(
-            '--method',
-            'tools/call',
-            '--tool-name',
-            'notes.search',
-            '--tool-arg',
-            'query=buddy',
+    it(
+      `MCP Inspector CLI (${era} era): tools/list and tools/call notes.search, notes.read`,
+      NEEDS_INSPECTOR,
+      async (t) => {
+        const ws = workspace(t, { v: NOTES }, 'none');
+        const home = tempDir(t);
+        const server = mcp(ws);
+        const inspector = (...args: string[]) =>
+          promisify(execFile)(
+            process.execPath,
+            [INSPECTOR.cli, '--cli', '--protocol-era', era, ...args, '--', server.command, ...server.args],
+            // The CLI keeps a catalog under HOME; keep it out of the real one.
+            { env: { ...process.env, HOME: home }, timeout: 60_000 },
           );
-          hits = (JSON.parse(called.stdout) as { structuredContent: { hits: Hit[] } }).structuredContent.hits;
-          return hits.length > 0;
-        },
-        120_000,
-      );
-      assert.equal(hits[0]?.path, 'people/onboarding.md');
-      const read = await inspector(
-        '--method',
-        'tools/call',
-        '--tool-name',
-        'notes.read',
-        '--tool-arg',
-        'vault=v',
-        '--tool-arg',
-        'path=people/onboarding.md',
-      );
-      assert.match(
-        (JSON.parse(read.stdout) as { structuredContent: { text: string } }).structuredContent.text,
-        /A buddy/,
-      );
-    });
+        const listed = JSON.parse((await inspector('--method', 'tools/list')).stdout) as { tools: { name: string }[] };
+        assert.deepEqual(listed.tools.map((tool) => tool.name).sort(), ['notes.read', 'notes.search']);
+        // The first call of a fresh process may come before the start-up index run has committed the notes.
+        let hits: Hit[] = [];
+        await waitFor(
+          'the Inspector finding the note',
+          async () => {
+            const called = await inspector(
+              '--method',
+              'tools/call',
+              '--tool-name',
+              'notes.search',
+              '--tool-arg',
+              'query=buddy',
+            );
+            hits = (JSON.parse(called.stdout) as { structuredContent: { hits: Hit[] } }).structuredContent.hits;
+            return hits.length > 0;
+          },
+          120_000,
+        );
+        assert.equal(hits[0]?.path, 'people/onboarding.md');
+        const read = await inspector(
+          '--method',
+          'tools/call',
+          '--tool-name',
+          'notes.read',
+          '--tool-arg',
+          'vault=v',
+          '--tool-arg',
+          'path=people/onboarding.md',
+        );
+        assert.match(
+          (JSON.parse(read.stdout) as { structuredContent: { text: string } }).structuredContent.text,
+          /A buddy/,
+        );
+      },
+    );
   }
 });

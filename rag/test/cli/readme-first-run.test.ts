@@ -7,13 +7,12 @@ import { cliPath, runNode, spawnNode } from '../../test-support/child.js';
 import { tempDir } from '../../test-support/fixtures.js';
 
 const REPOSITORY = fileURLToPath(new URL('../../../../', import.meta.url));
-const NOTEGATE = path.join(REPOSITORY, 'auth', 'bin', 'notegate.js');
 
-/** The shell lines of the README's "Then, for example" block, comments dropped. */
+/** The shell lines of the README's block of first commands in a clone, comments dropped. */
 function readmeBlock(): string[] {
   const readme = readFileSync(path.join(REPOSITORY, 'README.md'), 'utf8');
-  const block = /Then, for example:\n\n```sh\n([\s\S]*?)```/.exec(readme)?.[1];
-  assert.ok(block, 'the README has its "Then, for example" block');
+  const block = /compile what changed\. For example:\n\n```sh\n([\s\S]*?)```/.exec(readme)?.[1];
+  assert.ok(block, 'the README has its block of first commands in a clone');
   return block
     .split('\n')
     .map((line) => line.replace(/\s+#.*$/, '').trim())
@@ -41,7 +40,7 @@ describe("the README's first commands", () => {
     const lines = readmeBlock();
     assert.deepEqual(
       lines.map((line) => line.split(' ').slice(0, 2).join(' ')),
-      ['npx notegate', 'npx notegate-rag', 'npx notegate-rag', 'npx notegate-rag', 'curl -s'],
+      ['npx notegate-rag', 'npx notegate-rag', 'npx notegate-rag', 'curl -s'],
     );
     let served: URL | undefined;
     for (const line of lines) {
@@ -56,8 +55,8 @@ describe("the README's first commands", () => {
         assert.equal(hits[0]?.path, 'engineering/key-rotation.md', line);
         continue;
       }
-      const [, program, command, ...args] = words;
-      const script = program === 'notegate-rag' ? cliPath() : NOTEGATE;
+      const [, , command, ...args] = words;
+      const script = cliPath();
       if (command === 'serve') {
         const server = spawnNode(t, script, [command, ...args], { env, cwd: root });
         served = new URL((await server.waitForLine(/^listening on /)).replace(/^listening on /, ''));
