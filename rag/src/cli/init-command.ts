@@ -7,6 +7,7 @@ import type { RagEnvironment } from '../config/environment.js';
 import { homeVariants, resolveRagConfig } from '../config/load-config.js';
 import { hasVectors } from '../config/models.js';
 import { defaultModelIn } from '../embed/default-model.js';
+import { EMBEDDING_RUNTIME, embeddingRuntimeInstalled } from '../embed/embedding-runtime.js';
 import { addVectorsLater, writeConfigFile } from './config-file.js';
 import { CONFIG_OPTION, configLocation, type RagCommandDeps } from './rag-command.js';
 
@@ -19,7 +20,8 @@ export function createInitCommand(deps: RagCommandDeps): Command<typeof OPTIONS>
     summary:
       'Writes a config for folders of notes (default: the working directory): one vault per folder, its id\n' +
       'from the folder name, only those folders allowed (the diode policy refuses the personal cloud drive),\n' +
-      'the default embedding model when its files are in the model cache, else a lexical-only index.\n' +
+      'the default embedding model when it can run (its files in the model cache, its runtime installed),\n' +
+      'else a lexical-only index.\n' +
       'Writes where every notegate-rag command looks (see --config); refuses to replace a config.',
     options: OPTIONS,
     acceptsOperands: true,
@@ -51,11 +53,18 @@ async function runInit(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps):
     `  index: ${config.indexPath}`,
     hasVectors(model)
       ? `  model: ${model.id} (its files are in the model cache ${environment.modelCacheDir}): hybrid search`
-      : `  model: none, a lexical-only index (no model in the cache ${environment.modelCacheDir}). ${addVectorsLater(location.file)}`,
+      : `  model: none, a lexical-only index (${whyNoModel(environment.modelCacheDir)}). ${addVectorsLater(location.file)}`,
     "next: 'notegate-rag index' builds the index; then 'notegate-rag search WORDS', or 'notegate-rag mcp --print-config claude' for an MCP host",
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   return EXIT.ok;
+}
+
+/** Why a new index gets no model (docs/retrieval.md#a-folder-in-one-command): the runtime first, as it is the larger step. */
+function whyNoModel(modelCacheDir: string): string {
+  return embeddingRuntimeInstalled()
+    ? `no model in the cache ${modelCacheDir}`
+    : `the package ${EMBEDDING_RUNTIME}, which runs models, is not installed (docs/install.md#vectors)`;
 }
 
 /**
