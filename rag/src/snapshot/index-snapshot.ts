@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3';
 import { hasAnyTag, normalizeTag } from '../chunk/tags.js';
 import type { ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
+import { type VaultCounts, vaultCounts } from '../store/index-contents.js';
 import { assertIndexMatches, type IndexMeta } from '../store/index-meta.js';
 import { loadVectorMatrixCooperatively, type VectorMatrix } from '../store/load-vectors.js';
 import { openDatabase } from '../store/open-database.js';
@@ -24,12 +25,6 @@ import { intersectRanges, rangesOfRows } from './row-ranges.js';
 
 /** Memory-mapped reads: the full-text tables of 100k chunks are hundreds of MB, read through the page cache. */
 const MMAP_BYTES = 4 * 1024 ** 3;
-
-export interface VaultCounts {
-  readonly vault: string;
-  readonly files: number;
-  readonly chunks: number;
-}
 
 /** The choices a search of a snapshot can be narrowed by. */
 export interface SnapshotFacets {
@@ -277,18 +272,6 @@ async function fastestSearch(matrix: VectorMatrix): Promise<VectorSearch> {
   } catch {
     return exactScan(matrix);
   }
-}
-
-function vaultCounts(db: Database.Database): VaultCounts[] {
-  return db
-    .prepare(
-      'SELECT vault, count(*) AS files, coalesce(sum(chunk_count), 0) AS chunks FROM files GROUP BY vault ORDER BY vault',
-    )
-    .all()
-    .map((value) => {
-      const row = asRow(value);
-      return { vault: text(row, 'vault'), files: num(row, 'files'), chunks: num(row, 'chunks') };
-    });
 }
 
 /** The `tags` column: a JSON list of strings, as the store writes it. */
