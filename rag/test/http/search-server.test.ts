@@ -301,6 +301,7 @@ describe('notegate-rag serve HTTP API', () => {
       assert.equal(reply.status, 200, mode);
       assert.deepEqual(reply.body, {
         hits: [],
+        corrections: [],
         notice:
           "the index holds no notes yet: the vaults have no markdown files, or 'notegate-rag index' has not indexed them",
       });
@@ -308,7 +309,7 @@ describe('notegate-rag serve HTTP API', () => {
     const notes = await startSearchServer(t, workspace(t, { notes: NOTES }));
     assert.deepEqual(
       (await notes.search({ query: 'zeppelin', mode: 'lexical' })).body,
-      { hits: [] },
+      { hits: [], corrections: [] },
       'no notice for a query that found nothing',
     );
   });
