@@ -120,7 +120,8 @@ export class IndexStore {
     this.db
       .transaction(() => {
         const fileId = this.upsertFile(record, chunks.length, indexedAtMs);
-        const titleField = [record.title, ...record.aliases].join('\n');
+        // docs/retrieval.md#tags: a note is found by its tags as by its title and aliases.
+        const titleField = [record.title, ...record.aliases, ...record.tags].join('\n');
         for (const chunk of chunks) {
           const chunkId = this.statements.insertChunk.run(
             fileId,
