@@ -13,6 +13,7 @@
  * Goals (docs/retrieval.md#benchmarks): lexical p95 ≤ 15 ms, hybrid p95 ≤ 25 ms at 100k chunks.
  *
  * Run: npx tsc -b && taskset -c 0 node bench/rag/dist/search-latency.js [--sizes 10000,100000] [--queries 60] [--duration 10]
+ *      [--model sentence-transformers/all-MiniLM-L6-v2: queries embedded by the real weights of fetch-weights.js]
  * (the searches on CPU 0; autocannon is then pinned to CPU 1)
  * (the stand-in model: NOTEGATE_STANDIN_MODELS, a model cache folder; SciFact: the shared folder,
  * NOTEGATE_SHARED_DIR, else ../shared beside the repository)
@@ -36,9 +37,13 @@ import {
 } from '@notegate/rag';
 import { exactScan, IndexStore, rangesFor } from '@notegate/rag/internals';
 import { CENTRES, ChunkSource, type Corpus, near, readCorpus, writeIndex } from './scifact-index.js';
-import { arg, mib, printTable, standinModelCache, timings, unitVector } from './support.js';
+import { arg, benchModelCache, mib, printTable, standinModelCache, timings, unitVector } from './support.js';
 
-const MODEL = findModel('intfloat/multilingual-e5-small');
+/** `--model sentence-transformers/all-MiniLM-L6-v2`: the real weights (fetch-weights.js) embed the queries. */
+const MODEL_ID = arg('--model', 'intfloat/multilingual-e5-small');
+const MODEL = findModel(MODEL_ID);
+const REAL_WEIGHTS = MODEL_ID === 'sentence-transformers/all-MiniLM-L6-v2';
+const QUERY_MODEL = REAL_WEIGHTS ? `${MODEL_ID}, real weights` : `${MODEL_ID}-sized stand-in`;
 const TOP = 8;
 
 function buildIndex(file: string, size: number, corpus: Corpus, random: () => number, centres: Float32Array[]): number {
@@ -68,7 +73,7 @@ async function main(): Promise<void> {
     i % 2 === 0 ? (corpus.claims[i * 7] ?? 'x') : (corpus.words[i % corpus.words.length] ?? 'x'),
   );
   const vectors = texts.map(() => near(centres[Math.floor(random() * CENTRES)] ?? new Float32Array(384), random));
-  const embedder = await loadTransformersEmbedder(MODEL, standinModelCache(MODEL));
+  const embedder = await loadTransformersEmbedder(MODEL, REAL_WEIGHTS ? benchModelCache() : standinModelCache(MODEL));
   const embedMs = [];
   for (const text of [...texts.slice(0, 3), ...texts]) {
     const started = performance.now();
@@ -192,7 +197,7 @@ async function main(): Promise<void> {
   }
   await embedder.dispose();
   console.log(
-    `\nQuery embedding alone (e5-small-sized stand-in, 1 thread): p50 ${percentiles(embedding).join(' ms / p95 ')} ms`,
+    `\nQuery embedding alone (${QUERY_MODEL}, 1 thread): p50 ${percentiles(embedding).join(' ms / p95 ')} ms`,
   );
   console.log(
     `Queries: ${queryCount}, half SciFact claims (natural language), half single words from rank 10 to 20,000; top ${TOP}.`,
@@ -243,7 +248,7 @@ async function loadTest(
   };
   const results: string[][] = [];
   for (const [label, model] of [
-    ['hybrid, query embedded (stand-in e5-small)', embedder],
+    [`hybrid, query embedded (${QUERY_MODEL})`, embedder],
     ['hybrid, embedding skipped (precomputed vectors)', precomputed],
   ] as const) {
     // The embedder outlives each server (the caller disposes it once).

@@ -25,7 +25,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { seededRandom } from '@notegate/kit/testing';
 import { findModel } from '@notegate/rag';
 import { IndexStore, openDatabase } from '@notegate/rag/internals';
@@ -134,24 +134,28 @@ function baseIndex(chunks: number, text: ChunkText, source: ChunkSource): string
 }
 
 /**
- * The same index in the format before the change log (2): the tables are the
- * same, without the log, and format 2 told its readers of changes by a fresh
- * `vectors_generation` in meta.
+ * The index in the format the checkout at `root` reads: formats 2 and 3 have
+ * this one's tables without the change log, and told their readers of changes
+ * by a fresh `vectors_generation` in meta (docs/retrieval.md#index-format).
  */
-function toFormat2(file: string): void {
+async function toFormatOf(root: string, file: string): Promise<void> {
+  const schema: unknown = await import(pathToFileURL(path.join(root, 'rag/dist/src/store/schema.js')).href);
+  const version = typeof schema === 'object' && schema !== null ? Reflect.get(schema, 'SCHEMA_VERSION') : undefined;
+  if (version === 4) return;
+  if (version !== 2 && version !== 3) throw new Error(`${root} reads index format ${String(version)}`);
   const db = openDatabase(file);
   db.exec(`DROP TRIGGER chunk_changes_added; DROP TRIGGER chunk_changes_removed; DROP TABLE chunk_changes;
     DELETE FROM meta WHERE key IN ('change_log_id', 'change_log_pruned_through');
     INSERT INTO meta (key, value) VALUES ('vectors_generation', 'bench');
-    UPDATE meta SET value = '2' WHERE key = 'schema_version';
-    PRAGMA user_version = 2;`);
+    UPDATE meta SET value = '${version}' WHERE key = 'schema_version';
+    PRAGMA user_version = ${version};`);
   db.close();
 }
 
 async function startVariant(label: string, root: string, base: string, work: string): Promise<Variant> {
   const file = path.join(work, `${label}.sqlite`);
   copyFileSync(base, file);
-  if (label === 'before') toFormat2(file);
+  if (label === 'before') await toFormatOf(root, file);
   const { child: server, ready } = await Child.start('server', root, file);
   const { child: writer } = await Child.start('writer', root, file);
   const loadMs = ready.kind === 'ready' ? ready.loadMs : Number.NaN;

@@ -27,13 +27,21 @@ const COMMANDS: ReadonlyMap<string, CommandEntry> = new Map<string, CommandEntry
             load: async () => (await import('./authz-keygen-command.js')).authzKeygenCommand(),
           },
         ],
+        [
+          'check-policy',
+          {
+            summary: 'Checks a policy file as authz --policy reads it, and prints the grants it makes.',
+            load: async () => (await import('./authz-check-policy-command.js')).authzCheckPolicyCommand(),
+          },
+        ],
       ]),
     },
   ],
   [
     'notes-server',
     {
-      summary: 'Protected MCP notes server: tools notes.search and notes.write behind bearer access tokens.',
+      summary:
+        'Protected MCP notes server: tools notes.search, notes.read and notes.write behind bearer access tokens.',
       load: async () => (await import('./notes-server-command.js')).notesServerCommand,
     },
   ],

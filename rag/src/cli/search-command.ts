@@ -1,6 +1,7 @@
 import { type Command, type CommandLine, EXIT, UsageError } from '@notegate/kit/cli';
 import { hasVectors } from '../config/models.js';
-import { hitJson } from '../http/search-server.js';
+import { RagError } from '../errors/rag-error.js';
+import { searchJson } from '../http/search-server.js';
 import { SEARCH_MODES } from '../search/hybrid-search.js';
 import { openIndex } from '../search/search-index.js';
 import {
@@ -35,7 +36,15 @@ const OPTIONS = {
     description: 'Search only this vault of the config.',
     defaultText: 'every vault',
   },
-  json: { type: 'boolean', description: 'Print the hits as JSON on stdout (the fields of POST /search).' },
+  tag: {
+    type: 'string',
+    multiple: true,
+    valueName: 'TAG',
+    description: 'Only notes with this frontmatter tag, or a tag nested below it (repeatable: any of them).',
+    defaultText: 'every note',
+  },
+  files: { type: 'boolean', description: 'Whole notes instead of passages: each note once, with all its text.' },
+  json: { type: 'boolean', description: 'Print the hits as JSON on stdout (the body of POST /search).' },
 } as const;
 
 export function createSearchCommand(deps: RagCommandDeps): Command<typeof OPTIONS> {
@@ -58,6 +67,8 @@ const FLAG_OF: Partial<Readonly<Record<SearchField, string>>> = {
   top: '--top',
   mode: '--mode',
   vaults: '--vault',
+  tags: '--tag',
+  files: '--files',
 };
 
 async function runSearch(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps): Promise<number> {
@@ -79,12 +90,18 @@ async function runSearch(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps
     memoryWords: false,
   });
   try {
-    const result = await index.search(request);
+    const result = await index.search(request).catch((err: unknown) => {
+      // The lexical leg needs no model: the way out that works at once (docs/retrieval.md#notegate-rag-search).
+      if (err instanceof RagError && err.code === 'ERR_MODEL_UNAVAILABLE' && request.mode !== 'lexical') {
+        throw new RagError(err.code, `${err.message}\nThis search works without the model now: --mode lexical.`);
+      }
+      throw err;
+    });
     const color = process.stdout.isTTY === true && process.env.NO_COLOR === undefined;
     process.stdout.write(
       options.json
-        ? `${JSON.stringify({ hits: result.hits.map(hitJson) }, null, 2)}\n`
-        : formatHits(result.hits, request.query, { color }),
+        ? `${JSON.stringify(searchJson(result, request.query), null, 2)}\n`
+        : formatHits(result, request.query, { color }),
     );
     return EXIT.ok;
   } finally {
@@ -109,6 +126,8 @@ function searchRequestOf(
       top: /^\d+$/.test(top) ? Number(top) : options.top,
       ...(options.mode !== undefined && { mode: options.mode }),
       ...(options.vault.length > 0 && { vaults: options.vault }),
+      ...(options.tag.length > 0 && { tags: options.tag }),
+      ...(options.files && { files: true }),
     },
     context,
   );

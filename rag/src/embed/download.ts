@@ -2,8 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { open, rename } from 'node:fs/promises';
 import path from 'node:path';
-import type { ModelFile, ModelSpec } from '../config/models.js';
+import { hasVectors, type ModelFile, type ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
+import { requireEmbeddingRuntime } from './embedding-runtime.js';
 import { hubFileUrl, missingModelFiles, modelFilePath, placeFilesMessage } from './model-files.js';
 
 export type FetchLike = (url: URL, init: { signal: AbortSignal }) => Promise<Response>;
@@ -15,6 +16,8 @@ export interface DownloadOptions {
   readonly enabled: boolean;
   readonly timeoutMs?: number;
   readonly onFile?: (file: ModelFile, url: URL) => void;
+  /** After each piece of a download: bytes so far, and the total when the hub sent a Content-Length. */
+  readonly onBytes?: (file: ModelFile, bytesDone: number, bytesTotal: number | undefined) => void;
 }
 
 const DOWNLOAD_TIMEOUT_MS = 30 * 60 * 1000;
@@ -33,6 +36,8 @@ export function noDownloads(hubUrl: URL): DownloadOptions {
  * file, checked against its pinned SHA-256 and only then renamed into place.
  */
 export async function ensureModelFiles(model: ModelSpec, cacheDir: string, options: DownloadOptions): Promise<void> {
+  // Nothing is worth downloading for a model the installed packages cannot run.
+  if (hasVectors(model)) requireEmbeddingRuntime(model);
   const missing = missingModelFiles(cacheDir, model);
   if (missing.length === 0) return;
   const place = () => placeFilesMessage(cacheDir, model, missingModelFiles(cacheDir, model), options.hubUrl);
@@ -72,10 +77,15 @@ async function downloadFile(
   const temporary = `${target}.download-${process.pid}-${randomBytes(4).toString('hex')}`;
   const hash = createHash('sha256');
   const handle = await open(temporary, 'wx');
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  const bytesTotal = Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined;
+  let bytesDone = 0;
   try {
     for await (const chunk of response.body) {
       hash.update(chunk);
       await handle.write(chunk);
+      bytesDone += chunk.byteLength;
+      options.onBytes?.(file, bytesDone, bytesTotal);
     }
     await handle.sync();
   } catch (err) {

@@ -1,22 +1,22 @@
 import { RagError } from '../errors/rag-error.js';
 import type { HitRow } from '../snapshot/hit-rows.js';
 import type { IndexSnapshot } from '../snapshot/index-snapshot.js';
-import type { ScoredRow } from '../vectors/top-k.js';
 import { dotRow } from '../vectors/vector-scan.js';
 import type { WordScoring } from '../words/word-ranking.js';
-import { type LexicalTier, lexicalLeg } from './lexical-leg.js';
+import { DEFAULT_FUSION, type FusedCandidate, type FusionSettings, fuse, type LegHit } from './fusion.js';
+import { type Correction, type LexicalTier, lexicalLeg } from './lexical-leg.js';
 import { mmrOrder } from './mmr.js';
-import { DEFAULT_FUSION_WEIGHTS, type FusedCandidate, type FusionWeights, fuseRrf } from './rrf.js';
 
 /** Which legs a search runs (docs/retrieval.md#post-search). */
 export type SearchMode = 'hybrid' | 'dense' | 'lexical';
 export const SEARCH_MODES: readonly SearchMode[] = ['hybrid', 'dense', 'lexical'];
 
 /**
- * Candidates each leg contributes to fusion and to the MMR pool, whatever
- * `top` is, so the first page is the same for `top: 10` and `top: 50`
- * (docs/retrieval.md#fusion-and-mmr). Also the most hits one search returns
- * (`eval` reads 100 for Recall@100).
+ * The most hits one search returns (`eval` reads 100 for Recall@100), the
+ * depth of a leg searched alone, and the MMR pool. In hybrid each leg
+ * contributes the fusion's own depth of candidates, whatever `top` is, so the
+ * first page is the same for `top: 10` and `top: 50`
+ * (docs/retrieval.md#fusion-and-mmr).
  */
 export const LEG_DEPTH = 100;
 
@@ -27,14 +27,19 @@ export interface SearchOptions {
   /** Vault ids to search (already checked against the config); undefined: all. */
   readonly vaults: readonly string[] | undefined;
   readonly namespaces: readonly string[] | undefined;
+  /** Only notes with one of these frontmatter tags, or tags nested below one (docs/retrieval.md#tags); undefined: all. */
+  readonly tags?: readonly string[] | undefined;
   readonly mode: SearchMode;
   readonly mmr: boolean;
   readonly mmrLambda: number;
-  readonly weights?: FusionWeights;
+  /** Whole notes instead of chunks: each note once, at its best chunk's place (docs/retrieval.md#post-search). */
+  readonly files?: boolean;
+  /** How hybrid fuses the legs; default DEFAULT_FUSION (`eval` and the benchmarks try others). */
+  readonly fusion?: FusionSettings;
 }
 
 export interface SearchHit extends HitRow {
-  /** Cosine similarity (dense) or the fused reciprocal-rank score (hybrid, lexical); see docs/retrieval.md#post-search. */
+  /** Cosine similarity (dense) or the fused score (hybrid, lexical); see docs/retrieval.md#post-search. */
   readonly score: number;
   readonly denseRank: number | undefined;
   readonly lexicalRank: number | undefined;
@@ -46,6 +51,8 @@ export interface SearchResult {
   readonly lexicalTiers: readonly LexicalTier[];
   /** Where the word tier was ranked; undefined when the lexical leg did not run (dense). */
   readonly wordScoring: WordScoring | undefined;
+  /** Query words taken for typos and what the lexical leg searched instead ([] when none, or the leg did not run). */
+  readonly corrections: readonly Correction[];
 }
 
 export function isSearchMode(value: unknown): value is SearchMode {
@@ -83,37 +90,69 @@ export function searchSnapshot(
 ): SearchResult {
   if (options.top > LEG_DEPTH) throw new RangeError(`top is at most ${LEG_DEPTH}`);
   if (needsVectors(options) && snapshot.meta.dimension === 0) throw noVectorsError(options);
-  const filter = snapshot.filter(options.vaults, options.namespaces);
-  let dense: ScoredRow[] = [];
+  const filter = snapshot.filter(options.vaults, options.namespaces, options.tags);
+  const fusion = options.fusion ?? DEFAULT_FUSION;
+  // A single leg lists LEG_DEPTH hits; in hybrid each leg contributes the fusion's depth of candidates.
+  const depth = options.mode === 'hybrid' ? fusion.depth : LEG_DEPTH;
+  let dense: LegHit[] = [];
   if (options.mode !== 'lexical') {
     if (!queryVector) throw new Error(`a ${options.mode} search needs the query vector`);
     // The dense leg: exact top-k by cosine among the rows the filter passes (docs/retrieval.md#dense-leg).
-    dense = snapshot.nearest(queryVector, LEG_DEPTH, filter);
+    dense = snapshot.nearest(queryVector, depth, filter);
   }
   const lexical =
     options.mode === 'dense'
-      ? { chunkIds: [], tiers: [], wordScoring: undefined }
-      : lexicalLeg(options.query, LEG_DEPTH, snapshot.lexical, filter.scope);
+      ? { chunkIds: [], scores: [], tiers: [], corrections: [], wordScoring: undefined }
+      : lexicalLeg(options.query, depth, snapshot.lexical, filter.scope);
   // Dense alone keeps its cosine as the score.
   const candidates: FusedCandidate[] =
     options.mode === 'dense'
       ? dense.map((d, i) => ({ chunkId: d.chunkId, score: d.score, denseRank: i + 1, lexicalRank: undefined }))
-      : fuseRrf(
-          dense.map((d) => d.chunkId),
-          lexical.chunkIds,
-          options.weights ?? DEFAULT_FUSION_WEIGHTS,
+      : fuse(
+          dense,
+          lexical.chunkIds.map((chunkId, i) => ({ chunkId, score: lexical.scores[i] ?? 0 })),
+          fusion,
         );
-  const chosen = options.mmr ? diversify(snapshot, candidates, options) : candidates.slice(0, options.top);
-  const rows = snapshot.hitRows(chosen.map((c) => c.chunkId));
+  const chosen = options.files
+    ? bestOfEachNote(
+        snapshot,
+        options.mmr ? diversify(snapshot, candidates, options.mmrLambda, LEG_DEPTH) : candidates,
+        options.top,
+      )
+    : options.mmr
+      ? diversify(snapshot, candidates, options.mmrLambda, options.top)
+      : candidates.slice(0, options.top);
+  const ids = chosen.map((c) => c.chunkId);
+  const rows = options.files ? snapshot.noteRows(ids) : snapshot.hitRows(ids);
   const hits = rows.map((row, i) => {
     const c = chosen[i];
     return { ...row, score: c?.score ?? 0, denseRank: c?.denseRank, lexicalRank: c?.lexicalRank };
   });
-  return { hits, lexicalTiers: lexical.tiers, wordScoring: lexical.wordScoring };
+  return { hits, lexicalTiers: lexical.tiers, wordScoring: lexical.wordScoring, corrections: lexical.corrections };
+}
+
+/** The first `top` candidates of distinct notes: a note ranks at its best chunk. */
+function bestOfEachNote(snapshot: IndexSnapshot, ordered: readonly FusedCandidate[], top: number): FusedCandidate[] {
+  const noteOf = snapshot.notesOf(ordered.map((c) => c.chunkId));
+  const seen = new Set<number>();
+  const best: FusedCandidate[] = [];
+  for (const candidate of ordered) {
+    const note = noteOf.get(candidate.chunkId);
+    if (note === undefined || seen.has(note)) continue;
+    seen.add(note);
+    best.push(candidate);
+    if (best.length === top) break;
+  }
+  return best;
 }
 
 /** MMR over the first LEG_DEPTH fused candidates, similarity from the stored chunk vectors (unit length: dot = cosine). */
-function diversify(snapshot: IndexSnapshot, pool: readonly FusedCandidate[], options: SearchOptions): FusedCandidate[] {
+function diversify(
+  snapshot: IndexSnapshot,
+  pool: readonly FusedCandidate[],
+  lambda: number,
+  top: number,
+): FusedCandidate[] {
   const candidates = pool.slice(0, LEG_DEPTH);
   const { dimension } = snapshot.meta;
   const vectors = candidates.map((c) => snapshot.vectorOf(c.chunkId));
@@ -121,8 +160,8 @@ function diversify(snapshot: IndexSnapshot, pool: readonly FusedCandidate[], opt
   const order = mmrOrder(
     candidates.map((c) => c.score),
     (a, b) => dotRow(vectorOf(a), dimension, 0, vectorOf(b)),
-    options.mmrLambda,
-    options.top,
+    lambda,
+    top,
   );
   return order.flatMap((i) => candidates[i] ?? []);
 }

@@ -1,33 +1,44 @@
 import { existsSync, statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
+import { hasAnyTag, normalizeTag } from '../chunk/tags.js';
 import type { ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
 import type { LogPosition } from '../store/change-log.js';
+import { type VaultCounts, vaultCounts } from '../store/index-contents.js';
 import { assertIndexMatches, type IndexMeta } from '../store/index-meta.js';
 import { openDatabase } from '../store/open-database.js';
 import { asRow, num, text } from '../store/rows.js';
 import type { ScoredRow } from '../vectors/top-k.js';
-import { rangesFor } from '../vectors/vector-scan.js';
+import { type RowRange, rangesFor } from '../vectors/vector-scan.js';
 import { sharedFts5Mirror } from '../words/fts5-mirror.js';
 import type { Fts5Totals } from '../words/fts5-totals.js';
 import { MemoryWords } from '../words/memory-words.js';
 import type { ChunkScope } from '../words/word-ranking.js';
-import { HIT_ROWS_SQL, type HitRow, readHitRows } from './hit-rows.js';
+import type { PostingRows } from '../words/word-segment.js';
+import {
+  HIT_ROWS_SQL,
+  type HitRow,
+  NOTE_CHUNKS_SQL,
+  NOTE_OF_CHUNKS_SQL,
+  readHitRows,
+  readNoteRows,
+} from './hit-rows.js';
 import { LexicalTables } from './lexical-tables.js';
 import { type FollowedSnapshot, loadSegments, type SnapshotLoad } from './load-segments.js';
+import { rangesHolding } from './row-ranges.js';
 import type { SegmentSet } from './segment-set.js';
 import { type SegmentJobs, SegmentWorker } from './segment-worker-client.js';
 
 /** Memory-mapped reads: the full-text tables of 100k chunks are hundreds of MB, read through the page cache. */
 const MMAP_BYTES = 4 * 1024 ** 3;
 
-export interface VaultCounts {
-  readonly vault: string;
-  readonly files: number;
-  readonly chunks: number;
+/** The choices a search of a snapshot can be narrowed by. */
+export interface SnapshotFacets {
+  readonly namespaces: readonly { readonly vault: string; readonly namespace: string; readonly chunks: number }[];
+  readonly tags: readonly { readonly tag: string; readonly notes: number }[];
 }
 
-/** A vault and namespace filter over one snapshot (undefined lists: no restriction). */
+/** A vault, namespace and tag filter over one snapshot (undefined lists: no restriction). */
 export interface SnapshotFilter {
   readonly vaults: readonly string[] | undefined;
   readonly namespaces: readonly string[] | undefined;
@@ -64,6 +75,9 @@ export class IndexSnapshot {
   readonly lexical: LexicalTables;
   readonly vaults: readonly VaultCounts[];
   private readonly hitRowsStatement: Database.Statement;
+  private readonly noteStatements: { readonly of: Database.Statement; readonly chunks: Database.Statement };
+  /** The notes that have tags, read at the first tag filter (a snapshot's state never changes). */
+  private taggedNotes: readonly { readonly fileId: number; readonly tags: readonly string[] }[] | undefined;
   #segments: SegmentSet;
   #words: MemoryWords | undefined;
 
@@ -83,9 +97,10 @@ export class IndexSnapshot {
   ) {
     this.#segments = segments;
     this.#words = wordsOf(segments, totals);
-    this.vaults = vaultCounts(db, segments);
+    this.vaults = vaultCounts(db);
     this.lexical = new LexicalTables(db, meta.lexicalLayout, this.chunks, () => this.#words);
     this.hitRowsStatement = db.prepare(HIT_ROWS_SQL);
+    this.noteStatements = { of: db.prepare(NOTE_OF_CHUNKS_SQL), chunks: db.prepare(NOTE_CHUNKS_SQL) };
   }
 
   /**
@@ -177,10 +192,74 @@ export class IndexSnapshot {
     return this.#segments.states[0]?.segment.vectors.backend ?? 'none';
   }
 
-  /** Undefined lists are no restriction; a vault list naming every vault of the index is none either. */
-  filter(vaults: readonly string[] | undefined, namespaces: readonly string[] | undefined): SnapshotFilter {
+  /**
+   * Undefined lists are no restriction; a vault list naming every vault of the index is none either.
+   * Tags (docs/retrieval.md#tags) narrow the vault and namespace filter to the chunks of notes that
+   * have one of them: files for SQLite, and in each segment the rows of those chunks for the vectors
+   * and the memory.
+   */
+  filter(
+    vaults: readonly string[] | undefined,
+    namespaces: readonly string[] | undefined,
+    tags?: readonly string[],
+  ): SnapshotFilter {
     const everyVault = vaults === undefined || this.vaults.every((v) => vaults.includes(v.vault));
-    return { vaults, namespaces, scope: { vaults: everyVault ? undefined : vaults, namespaces } };
+    const scope = { vaults: everyVault ? undefined : vaults, namespaces };
+    if (tags === undefined) return { vaults, namespaces, scope };
+    const wanted = tags.map(normalizeTag);
+    const fileIds = this.notesWithTags().flatMap((note) => (hasAnyTag(note.tags, wanted) ? [note.fileId] : []));
+    const chunkIds = new Set(
+      this.db
+        .prepare('SELECT id FROM chunks WHERE file_id IN (SELECT value FROM json_each(?))')
+        .pluck()
+        .all(JSON.stringify(fileIds))
+        .map(Number),
+    );
+    // Both legs ask for the same segments' rows: each segment's are found once per filter.
+    const found = new Map<PostingRows, RowRange[]>();
+    const rangesIn = (rows: PostingRows): RowRange[] => {
+      const ranges = found.get(rows) ?? rangesHolding(rows.chunkIds, rangesFor(rows, vaults, namespaces), chunkIds);
+      found.set(rows, ranges);
+      return ranges;
+    };
+    return { vaults, namespaces, scope: { ...scope, narrowed: { fileIds, rangesIn } } };
+  }
+
+  /**
+   * What a search of this snapshot can be narrowed to (the search page's
+   * choices): the (vault, namespace) groups with their chunks, and every tag
+   * with the notes that have it or a tag nested below it.
+   */
+  facets(): SnapshotFacets {
+    const namespaces = this.#segments.chunksByGroup();
+    const notesOfTag = new Map<string, Set<number>>();
+    for (const note of this.notesWithTags()) {
+      for (const tag of note.tags.map(normalizeTag)) {
+        const parts = tag.split('/');
+        for (let depth = 1; depth <= parts.length; depth += 1) {
+          const name = parts.slice(0, depth).join('/');
+          if (name === '') continue;
+          const notes = notesOfTag.get(name) ?? new Set<number>();
+          notes.add(note.fileId);
+          notesOfTag.set(name, notes);
+        }
+      }
+    }
+    const tags = [...notesOfTag]
+      .map(([tag, notes]) => ({ tag, notes: notes.size }))
+      .sort((a, b) => (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0));
+    return { namespaces, tags };
+  }
+
+  private notesWithTags(): readonly { readonly fileId: number; readonly tags: readonly string[] }[] {
+    this.taggedNotes ??= this.db
+      .prepare("SELECT id, tags FROM files WHERE tags <> '[]'")
+      .all()
+      .map((value) => {
+        const row = asRow(value);
+        return { fileId: num(row, 'id'), tags: tagList(text(row, 'tags')) };
+      });
+    return this.taggedNotes;
   }
 
   /** The `k` chunks nearest the query among those the filter passes, best first (exact; docs/retrieval.md#dense-leg). */
@@ -188,7 +267,12 @@ export class IndexSnapshot {
     if (query.length !== this.meta.dimension) {
       throw new Error(`query vector has ${query.length} dimensions, the index ${this.meta.dimension}`);
     }
-    return this.#segments.nearest(query, k, (segment) => rangesFor(segment.matrix, filter.vaults, filter.namespaces));
+    const { vaults, namespaces, scope } = filter;
+    return this.#segments.nearest(
+      query,
+      k,
+      (segment) => scope.narrowed?.rangesIn(segment.matrix) ?? rangesFor(segment.matrix, vaults, namespaces),
+    );
   }
 
   /** A chunk's stored vector; a chunk missing from its own snapshot is a broken index. */
@@ -203,6 +287,20 @@ export class IndexSnapshot {
     return readHitRows(this.hitRowsStatement, chunkIds);
   }
 
+  /** The note (file id) of each of the chunks. */
+  notesOf(chunkIds: readonly number[]): Map<number, number> {
+    const notes = new Map<number, number>();
+    for (const value of this.noteStatements.of.all(JSON.stringify(chunkIds))) {
+      const row = asRow(value);
+      notes.set(num(row, 'id'), num(row, 'file_id'));
+    }
+    return notes;
+  }
+
+  /** The hits as whole notes: each chunk's row with its note's line range and text (docs/retrieval.md#post-search). */
+  noteRows(chunkIds: readonly number[]): HitRow[] {
+    return readNoteRows({ hits: this.hitRowsStatement, notes: this.noteStatements.chunks }, chunkIds);
+  }
   close(): void {
     if (this.db.open) this.db.close();
   }
@@ -213,15 +311,12 @@ function wordsOf(segments: SegmentSet, totals: Fts5Totals | undefined): MemoryWo
   return words && totals ? new MemoryWords(words, totals, sharedFts5Mirror()) : undefined;
 }
 
-/** Files per vault from the index (its (vault, path) index alone), chunks from the in-memory index of the same state. */
-function vaultCounts(db: Database.Database, segments: SegmentSet): VaultCounts[] {
-  const chunks = segments.chunksByVault();
-  return db
-    .prepare('SELECT vault, count(*) AS files FROM files GROUP BY vault ORDER BY vault')
-    .all()
-    .map((value) => {
-      const row = asRow(value);
-      const vault = text(row, 'vault');
-      return { vault, files: num(row, 'files'), chunks: chunks.get(vault) ?? 0 };
-    });
+/** The `tags` column: a JSON list of strings, as the store writes it. */
+function tagList(json: string): string[] {
+  const value: unknown = JSON.parse(json);
+  const tags = Array.isArray(value) ? value.filter((tag): tag is string => typeof tag === 'string') : [];
+  if (!Array.isArray(value) || tags.length !== value.length) {
+    throw new RagError('ERR_INDEX_SCHEMA', `a note's tags are not a list of strings: ${json}`);
+  }
+  return tags;
 }

@@ -64,17 +64,26 @@ export class SegmentSet {
     return segments;
   }
 
-  /** Live chunks per vault (a vault's rows are its partitions in every segment, less the deleted ones). */
-  chunksByVault(): Map<string, number> {
-    const counts = new Map<string, number>();
+  /**
+   * Live chunks per (vault, namespace) that has any, in vault then namespace
+   * order: a group's rows are its partition in every segment, less the
+   * deleted ones.
+   */
+  chunksByGroup(): { vault: string; namespace: string; chunks: number }[] {
+    const groups = new Map<string, { vault: string; namespace: string; chunks: number }>();
     for (const { segment, deleted } of this.states) {
       for (const p of segment.matrix.partitions) {
         let live = p.end - p.start;
         if (deleted) for (let row = p.start; row < p.end; row += 1) live -= deleted[row] ?? 0;
-        counts.set(p.vault, (counts.get(p.vault) ?? 0) + live);
+        const key = JSON.stringify([p.vault, p.namespace]);
+        const group = groups.get(key) ?? { vault: p.vault, namespace: p.namespace, chunks: 0 };
+        group.chunks += live;
+        groups.set(key, group);
       }
     }
-    return counts;
+    return [...groups.values()]
+      .filter((group) => group.chunks > 0)
+      .sort((a, b) => compare(a.vault, b.vault) || compare(a.namespace, b.namespace));
   }
 
   /** Where a chunk lives in this state, or undefined when it is not there (never added, or deleted). */
@@ -152,4 +161,8 @@ export class SegmentSet {
     if (state === undefined) throw new RangeError(`no segment ${segment}`);
     return state;
   }
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

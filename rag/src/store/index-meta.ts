@@ -3,7 +3,7 @@ import type Database from 'better-sqlite3';
 import type { ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
 import { asRow, text } from './rows.js';
-import { type LexicalLayout, SCHEMA_VERSION, UPGRADABLE_VERSION } from './schema.js';
+import { type LexicalLayout, SCHEMA_VERSION, UPGRADABLE_VERSIONS } from './schema.js';
 
 /** What the `meta` table records about the index as a whole. */
 export interface IndexMeta {
@@ -77,6 +77,13 @@ export function readIndexMeta(db: Database.Database): IndexMeta {
   };
 }
 
+/** The index's metadata, once the file is known to be an index of this format; refuses anything else. */
+export function readCheckedIndexMeta(db: Database.Database, file: string): IndexMeta {
+  const version = Number(db.pragma('user_version', { simple: true }));
+  if (version !== SCHEMA_VERSION) throw new RagError('ERR_INDEX_SCHEMA', formatRefusal(file, version));
+  return readIndexMeta(db);
+}
+
 /**
  * The index's metadata, once it is known to be an index of this format built
  * with `model` (model id and dimension); refuses anything else. `advice`
@@ -84,9 +91,7 @@ export function readIndexMeta(db: Database.Database): IndexMeta {
  * the caller runs.
  */
 export function assertIndexMatches(db: Database.Database, file: string, model: ModelSpec, advice: string): IndexMeta {
-  const version = Number(db.pragma('user_version', { simple: true }));
-  if (version !== SCHEMA_VERSION) throw new RagError('ERR_INDEX_SCHEMA', formatRefusal(file, version));
-  const meta = readIndexMeta(db);
+  const meta = readCheckedIndexMeta(db, file);
   if (meta.modelId !== model.id || meta.dimension !== model.dimension) {
     throw new RagError(
       'ERR_INDEX_MODEL_MISMATCH',
@@ -96,13 +101,14 @@ export function assertIndexMatches(db: Database.Database, file: string, model: M
   return meta;
 }
 
-/** What to do about an index of another format version: format 2 is upgraded in place by the next `index` run. */
+/** What to do about an index of another format version: formats 2 and 3 are upgraded in place by the next `index` run. */
 function formatRefusal(file: string, version: number): string {
   if (version === 0) return `${file} is not a notegate index (or it is still being created); run 'notegate-rag index'`;
   const found = `index ${file} has format version ${version}, this version reads ${SCHEMA_VERSION}`;
-  return version === UPGRADABLE_VERSION
-    ? `${found}; run 'notegate-rag index' to upgrade it in place (nothing is embedded again)`
-    : `${found}; run 'notegate-rag index --rebuild'`;
+  const upgrade = UPGRADABLE_VERSIONS.get(version);
+  return upgrade === undefined
+    ? `${found}; run 'notegate-rag index --rebuild'`
+    : `${found}; run 'notegate-rag index' once to upgrade it in place (${upgrade})`;
 }
 
 export function writeMeta(db: Database.Database, values: Readonly<Record<string, string | number>>): void {

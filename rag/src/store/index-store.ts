@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { RagError } from '../errors/rag-error.js';
 import { pruneChangeLog } from './change-log.js';
+import { type FileRow, fileRowOf } from './index-contents.js';
 import { type IndexMeta, META_KEYS, readIndexMeta, readMetaValues, writeMeta } from './index-meta.js';
 import { openDatabase } from './open-database.js';
 import { type OpenIndexOptions, prepareSchema } from './prepare-schema.js';
@@ -8,16 +9,6 @@ import { asRow, num, text } from './rows.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { encodeVector } from './vector-codec.js';
 import { wordTableColumns } from './word-table-text.js';
-
-/** What the index knows about one file. */
-export interface FileRow {
-  readonly id: number;
-  readonly path: string;
-  readonly mtimeMs: number;
-  readonly sizeBytes: number;
-  readonly contentSha256: string;
-  readonly fingerprint: string;
-}
 
 export interface FileRecord {
   readonly vault: string;
@@ -86,20 +77,8 @@ export class IndexStore {
       paths === undefined
         ? this.statements.filesOfVault.all(vault)
         : this.statements.filesAt.all(vault, JSON.stringify(paths));
-    const rows = found.map(asRow);
-    return new Map(
-      rows.map((row) => [
-        text(row, 'path'),
-        {
-          id: num(row, 'id'),
-          path: text(row, 'path'),
-          mtimeMs: num(row, 'mtime_ms'),
-          sizeBytes: num(row, 'size_bytes'),
-          contentSha256: text(row, 'content_sha256'),
-          fingerprint: text(row, 'fingerprint'),
-        },
-      ]),
-    );
+    const rows = found.map((row) => fileRowOf(asRow(row)));
+    return new Map(rows.map((row) => [row.path, row]));
   }
 
   vaultsInIndex(): string[] {
@@ -140,7 +119,8 @@ export class IndexStore {
     this.db
       .transaction(() => {
         const fileId = this.upsertFile(record, chunks.length, indexedAtMs);
-        const titleField = [record.title, ...record.aliases].join('\n');
+        // docs/retrieval.md#tags: a note is found by its tags as by its title and aliases.
+        const titleField = [record.title, ...record.aliases, ...record.tags].join('\n');
         for (const chunk of chunks) {
           const chunkId = this.statements.insertChunk.run(
             fileId,

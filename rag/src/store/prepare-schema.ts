@@ -3,7 +3,7 @@ import type { ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
 import { assertIndexMatches, META_KEYS, newChangeLogId, writeMeta } from './index-meta.js';
 import { asRow, num } from './rows.js';
-import { createSchema, dropSchema, SCHEMA_VERSION, UPGRADABLE_VERSION, upgradeSchema } from './schema.js';
+import { createSchema, dropSchema, SCHEMA_VERSION, UPGRADABLE_VERSIONS, upgradeSchema } from './schema.js';
 import { VECTOR_FORMAT } from './vector-codec.js';
 
 export interface OpenIndexOptions {
@@ -18,9 +18,9 @@ export interface OpenIndexOptions {
 /**
  * Creates, checks or (with `rebuild`) recreates the schema; runs inside the
  * opener's `BEGIN IMMEDIATE` so that the version check and the DDL are one
- * step (docs/retrieval.md#index-format). Upgrades format 2 in place; refuses a
+ * step (docs/retrieval.md#index-format). Upgrades formats 2 and 3 in place; refuses a
  * foreign database, another format version, and an index built with another
- * model or dimension.
+ * model or dimension (a refusal rolls the upgrade back with the transaction).
  */
 export function prepareSchema(db: Database.Database, file: string, options: OpenIndexOptions): void {
   const version = Number(db.pragma('user_version', { simple: true }));
@@ -40,14 +40,18 @@ export function prepareSchema(db: Database.Database, file: string, options: Open
     initialise(db, options);
     return;
   }
-  if (version === UPGRADABLE_VERSION) upgrade(db);
+  if (UPGRADABLE_VERSIONS.has(version)) upgrade(db, version);
   assertIndexMatches(db, file, options.model, "run 'notegate-rag index --rebuild' to rebuild it with the new model");
 }
 
-/** Format 2 to 3: the change log, and the name that replaces format 2's vectors generation. */
-function upgrade(db: Database.Database): void {
-  upgradeSchema(db);
-  db.prepare('DELETE FROM meta WHERE key = ?').run(FORMAT_2_VECTORS_GENERATION);
+/**
+ * Formats 2 and 3 to 4 (`upgradeSchema`): besides the tables, the name of the
+ * change log, which replaces the vectors generation by which the older
+ * formats told readers that chunks had changed.
+ */
+function upgrade(db: Database.Database, from: number): void {
+  upgradeSchema(db, from);
+  db.prepare('DELETE FROM meta WHERE key = ?').run(OLD_VECTORS_GENERATION);
   writeMeta(db, {
     [META_KEYS.schemaVersion]: SCHEMA_VERSION,
     [META_KEYS.changeLogId]: newChangeLogId(),
@@ -55,8 +59,8 @@ function upgrade(db: Database.Database): void {
   });
 }
 
-/** Format 2 told readers that chunks had changed by this meta value; the change log does it now. */
-const FORMAT_2_VECTORS_GENERATION = 'vectors_generation';
+/** The meta key of formats 2 and 3 that the change log replaces. */
+const OLD_VECTORS_GENERATION = 'vectors_generation';
 
 function initialise(db: Database.Database, options: OpenIndexOptions): void {
   const layout = createSchema(db, options.lexicalLayout ?? 'auto');

@@ -3,12 +3,21 @@ import type Database from 'better-sqlite3';
 /**
  * `PRAGMA user_version` of the index format this code writes and reads
  * (docs/retrieval.md#index-format). 2: the word table and the trigram table
- * replaced the single full-text table of 1. 3: the change log of the chunks
- * (an index of format 2 is upgraded in place by the next writer).
+ * replaced the single full-text table of 1. 3: the same tables, but every note
+ * has a chunk and a note's frontmatter tags are full-text terms of its title
+ * field. 4: the change log of the chunks.
  */
-export const SCHEMA_VERSION = 3;
-/** The one older format a writer upgrades in place (`upgradeSchema`); older ones need `--rebuild`. */
-export const UPGRADABLE_VERSION = 2;
+export const SCHEMA_VERSION = 4;
+
+/**
+ * The older formats a writer upgrades in place (`upgradeSchema`), each with
+ * what its upgrade costs, as a reader that finds one says it; anything older
+ * needs `--rebuild` (docs/retrieval.md#index-format).
+ */
+export const UPGRADABLE_VERSIONS: ReadonlyMap<number, string> = new Map([
+  [2, 'the notes with tags or without a chunk are indexed again'],
+  [3, 'nothing is indexed again'],
+]);
 
 /**
  * The full-text tables (docs/retrieval.md#lexical-leg). `words+trigram`: the
@@ -154,13 +163,21 @@ function tryExec(db: Database.Database, sql: string): boolean {
 }
 
 /**
- * Format 2 to 3: adds the change log, empty; call inside `BEGIN IMMEDIATE`.
- * Nothing else changes, so nothing is embedded or indexed again. The log
- * starts here: a reader that loaded the index before has to load it whole
- * once more.
+ * Upgrades an index of format `from` (2 or 3) to this one in place, a step
+ * per format in order; call inside `BEGIN IMMEDIATE`. The caller writes what
+ * the upgrade adds to `meta`.
+ *
+ * - 2 to 3: the tables are the same; what differs is what a run writes for two
+ *   kinds of note (one that had no chunk, one with tags), so their stored
+ *   fingerprint is cleared and the next run re-reads, re-chunks and re-embeds
+ *   exactly those.
+ * - 3 to 4: adds the change log, empty. Nothing else changes, so nothing is
+ *   embedded or indexed again; the log starts here: a reader that loaded the
+ *   index before has to load it whole once more.
  */
-export function upgradeSchema(db: Database.Database): void {
-  db.exec(CHANGE_LOG);
+export function upgradeSchema(db: Database.Database, from: number): void {
+  if (from <= 2) db.exec("UPDATE files SET fingerprint = '' WHERE chunk_count = 0 OR tags <> '[]'");
+  if (from <= 3) db.exec(CHANGE_LOG);
   db.pragma(`user_version = ${SCHEMA_VERSION}`);
 }
 

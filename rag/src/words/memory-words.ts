@@ -67,7 +67,8 @@ export class MemoryWords {
   private rank(phrases: readonly SegmentedPhrase[], scope: ChunkScope, limit: number): RankedChunk[] {
     const rangesOf = (s: number) => {
       const rows = this.segments[s]?.rows;
-      return rows ? rangesFor(rows, scope.vaults, scope.namespaces) : [];
+      if (rows === undefined) return [];
+      return scope.narrowed?.rangesIn(rows) ?? rangesFor(rows, scope.vaults, scope.namespaces);
     };
     return this.bm25.rank(phrases, rangesOf, limit).map(({ chunkId, score }) => ({ chunkId, bm25: -score }));
   }

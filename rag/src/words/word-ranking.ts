@@ -1,4 +1,6 @@
 import type { QueryTerm } from '../lexical/query-terms.js';
+import type { RowRange } from '../vectors/vector-scan.js';
+import type { PostingRows } from './word-segment.js';
 
 /** One ranked full-text match: FTS5 `bm25()` with the column weights, lower is better. */
 export interface RankedChunk {
@@ -10,6 +12,16 @@ export interface RankedChunk {
 export interface ChunkScope {
   readonly vaults: readonly string[] | undefined;
   readonly namespaces: readonly string[] | undefined;
+  /**
+   * A filter finer than vault and namespace (a tag, docs/retrieval.md#tags),
+   * resolved by the snapshot for both back ends: only chunks of these files
+   * (SQLite), which are these rows of each segment (memory; the vault and
+   * namespace filter applied too). Absent: no such filter.
+   */
+  readonly narrowed?: {
+    readonly fileIds: readonly number[];
+    rangesIn(rows: PostingRows): readonly RowRange[];
+  };
 }
 
 /** Where the word tier's BM25 is computed (docs/retrieval.md#lexical-leg): /health and each response say it. */

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { type Finished, unwrapHelp } from '@notegate/kit/testing';
@@ -26,12 +26,21 @@ describe('notegate-rag index', () => {
   it('lists every option with its default under --help', async (t) => {
     const { code, stdout } = await cli(t, ['index', '--help']);
     assert.equal(code, 0);
-    for (const option of ['--config PATH', '--vault ID', '--rebuild', '--json', '--quiet', '--offline', '--help']) {
+    for (const option of [
+      '--config PATH',
+      '--vault ID',
+      '--rebuild',
+      '--watch',
+      '--json',
+      '--quiet',
+      '--offline',
+      '--help',
+    ]) {
       assert.ok(stdout.includes(option), option);
     }
     assert.match(
       unwrapHelp(stdout),
-      /--config PATH +Vaults config file \(JSON\)\. \(default: rag\/vaults\.json under the repository root\)/,
+      /--config PATH +Vaults config file \(JSON\)\. \(default: NOTEGATE_CONFIG, else rag\/vaults\.json under the repository root when it exists, else the per-user config/,
     );
     assert.match(unwrapHelp(stdout), /--rebuild +.*\(default: off\)/);
   });
@@ -55,6 +64,18 @@ describe('notegate-rag index', () => {
       stderr,
       /vaults\.json:\n {2}embed_model: "intfloat\/e5-tiny" is not whitelisted \(allowed: intfloat\/multilingual-e5-small, /,
     );
+  });
+
+  it('exits 2 on a malformed exclude glob, naming its key and the glob, and writes no index', async (t) => {
+    const ws = workspace(t, { v: NOTES });
+    writeConfig(ws.configPath, { exclude: ['drafts/', 'a**'], vaults: [{ id: 'v', path: 'vaults/v' }] });
+    const { code, stderr } = await run(t, ws, []);
+    assert.equal(code, 2);
+    assert.match(
+      stderr,
+      /vaults\.json:\n {2}exclude\[1\]: "a\*\*": \*\* must be a whole path segment \(a\/\*\*\/b\)$/m,
+    );
+    assert.equal(existsSync(path.join(ws.root, '.notegate')), false);
   });
 
   it('exits 2 on a vault inside the iCloud container under HOME, naming the diode policy', async (t) => {

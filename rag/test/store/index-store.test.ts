@@ -9,6 +9,7 @@ import { assertIndexMatches } from '../../src/store/index-meta.js';
 import { IndexStore, type StoredChunk } from '../../src/store/index-store.js';
 import { assertConsistent, assertFtsIntact } from '../../test-support/consistency.js';
 import { E5_SMALL, MINILM, model, fileRecord as record, tempDir } from '../../test-support/fixtures.js';
+import { asOlderFormat } from '../../test-support/older-format.js';
 
 const minilm = model(MINILM);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -71,7 +72,7 @@ describe('IndexStore', () => {
     const { changeLogId, ...meta } = store.meta;
     assert.match(changeLogId, UUID);
     assert.deepEqual(meta, {
-      schemaVersion: 3,
+      schemaVersion: 4,
       modelId: MINILM,
       dimension: 384,
       lexicalLayout: 'words+trigram',
@@ -180,32 +181,52 @@ describe('IndexStore', () => {
     store.close();
   });
 
-  it('upgrades an index of format 2 in place: the change log, a log id instead of the vectors generation, nothing embedded again', (t) => {
-    const file = path.join(tempDir(t), 'index.sqlite');
-    const store = open(file);
-    store.replaceFile(record('a.md'), [chunk(0, 'kept')], 5);
-    store.close();
-    const db = new Database(file);
-    db.exec(`DROP TRIGGER chunk_changes_added; DROP TRIGGER chunk_changes_removed; DROP TABLE chunk_changes;
-      DELETE FROM meta WHERE key IN ('change_log_id', 'change_log_pruned_through');
-      INSERT INTO meta (key, value) VALUES ('vectors_generation', 'old'); UPDATE meta SET value = '2' WHERE key = 'schema_version';
-      PRAGMA user_version = 2;`);
-    db.close();
-    const reader = new Database(file, { readonly: true });
-    assert.throws(
-      () => assertIndexMatches(reader, file, minilm, 'x'),
-      /format version 2, this version reads 3; run 'notegate-rag index' to upgrade it in place \(nothing is embedded again\)$/,
-    );
-    reader.close();
-    const upgraded = open(file);
-    assert.equal(upgraded.meta.schemaVersion, 3);
-    assert.match(upgraded.meta.changeLogId, UUID);
-    assert.equal(upgraded.metaValue('vectors_generation'), undefined);
-    upgraded.replaceFile(record('b.md'), [chunk(0, 'new')], 6);
-    upgraded.close();
-    assert.deepEqual(assertConsistent(file, 384), { files: 2, chunks: 2, vectors: 2 });
-    assertFtsIntact(file);
-  });
+  for (const [from, cost] of [
+    [2, 'the notes with tags or without a chunk are indexed again'],
+    [3, 'nothing is indexed again'],
+  ] as const) {
+    it(`upgrades an index of format ${from} in place: the change log, a log id instead of the vectors generation, ${cost}`, (t) => {
+      const file = path.join(tempDir(t), 'index.sqlite');
+      const store = open(file);
+      store.replaceFile(record('a.md'), [chunk(0, 'kept')], 5);
+      store.replaceFile(record('tagged.md', { tags: ['ops'] }), [chunk(0, 'tagged')], 5);
+      store.close();
+      const db = new Database(file);
+      asOlderFormat(db, from);
+      db.close();
+      const reader = new Database(file, { readonly: true });
+      assert.throws(
+        () => assertIndexMatches(reader, file, minilm, 'x'),
+        (err: unknown) =>
+          err instanceof RagError &&
+          err.message.endsWith(
+            `format version ${from}, this version reads 4; run 'notegate-rag index' once to upgrade it in place (${cost})`,
+          ),
+      );
+      reader.close();
+      const upgraded = open(file);
+      assert.equal(upgraded.meta.schemaVersion, 4);
+      assert.match(upgraded.meta.changeLogId, UUID);
+      assert.equal(upgraded.metaValue('vectors_generation'), undefined);
+      // Format 2 to 3: the next run reads the tagged note again (its fingerprint no longer matches).
+      const fingerprints = [...upgraded.fileRows('v').values()].map((row) => [row.path, row.fingerprint]);
+      assert.deepEqual(fingerprints.sort(), [
+        ['a.md', 'fp'],
+        ['tagged.md', from === 2 ? '' : 'fp'],
+      ]);
+      upgraded.replaceFile(record('b.md'), [chunk(0, 'new')], 6);
+      upgraded.close();
+      const log = new Database(file, { readonly: true });
+      assert.deepEqual(
+        log.prepare('SELECT added FROM chunk_changes').pluck().all(),
+        [1],
+        'the log starts at the upgrade',
+      );
+      log.close();
+      assert.deepEqual(assertConsistent(file, 384), { files: 3, chunks: 3, vectors: 3 });
+      assertFtsIntact(file);
+    });
+  }
 
   it('leaves the previous rows intact when a replacement fails half-way', (t) => {
     const file = path.join(tempDir(t), 'index.sqlite');
@@ -303,7 +324,7 @@ describe('IndexStore', () => {
   it('refuses an index of another format version, naming --rebuild', (t) => {
     const file = path.join(tempDir(t), 'index.sqlite');
     createThenAlter(file, (db) => db.pragma('user_version = 99'));
-    assert.throws(() => open(file), /format version 99, this version reads 3; run 'notegate-rag index --rebuild'/);
+    assert.throws(() => open(file), /format version 99, this version reads 4; run 'notegate-rag index --rebuild'/);
     open(file, { rebuild: true }).close();
   });
 
@@ -325,10 +346,10 @@ describe('IndexStore', () => {
       (err: unknown) =>
         err instanceof RagError &&
         err.code === 'ERR_INDEX_SCHEMA' &&
-        /format version 1, this version reads 3; run 'notegate-rag index --rebuild'/.test(err.message),
+        /format version 1, this version reads 4; run 'notegate-rag index --rebuild'/.test(err.message),
     );
     const rebuilt = open(file, { rebuild: true });
-    assert.equal(rebuilt.meta.schemaVersion, 3);
+    assert.equal(rebuilt.meta.schemaVersion, 4);
     rebuilt.replaceFile(record('a.md'), [chunk(0, 'fresh')], 5);
     rebuilt.close();
     assertFtsIntact(file);

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
@@ -7,6 +10,7 @@ import { z } from 'zod';
 import { defineTool } from '../../../src/mcp-server/tools/define-tool.js';
 import { notesTools } from '../../../src/mcp-server/tools/notes-tools.js';
 import type { ToolRegistration } from '../../../src/mcp-server/tools/tool-catalog.js';
+import { runNotegate } from '../../support/cli-process.js';
 import { type NotesServerFixture, startNotesServer } from '../../support/notes-server-fixture.js';
 import { notesIn } from '../../support/test-engine.js';
 
@@ -58,7 +62,7 @@ describe('official SDK clients against the notes server', () => {
       const client = await modernClient(fixture, await fixture.issuer.sign(), mode);
       t.after(() => client.close());
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((tool) => tool.name).sort(), ['notes.search', 'notes.write']);
+      assert.deepEqual(tools.map((tool) => tool.name).sort(), ['notes.read', 'notes.search', 'notes.write']);
       const search = tools.find((tool) => tool.name === 'notes.search');
       assert.deepEqual(search?.inputSchema.required, ['query']);
       assert.ok(search?.outputSchema, 'output schema advertised');
@@ -86,8 +90,14 @@ describe('official SDK clients against the notes server', () => {
     const client = await legacyClient(fixture, await fixture.issuer.sign(), contentTypes);
     t.after(() => client.close());
     assert.equal(client.getServerVersion()?.name, 'notegate-notes-test');
+    const cli = await runNotegate(['--version']);
+    assert.equal(
+      cli.stdout,
+      `notegate ${client.getServerVersion()?.version}\n`,
+      'the version notegate --version prints',
+    );
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((tool) => tool.name).sort(), ['notes.search', 'notes.write']);
+    assert.deepEqual(tools.map((tool) => tool.name).sort(), ['notes.read', 'notes.search', 'notes.write']);
     const written = await client.callTool({
       name: 'notes.write',
       arguments: { title: 'Überprüfung', body: '年次の鍵の確認' },
@@ -102,9 +112,9 @@ describe('official SDK clients against the notes server', () => {
   it('lists only the tools whose scope was granted', async (t) => {
     const fixture = await startNotesServer(t);
     const cases: [string, string[]][] = [
-      ['notes:read', ['notes.search']],
+      ['notes:read', ['notes.read', 'notes.search']],
       ['notes:write', ['notes.write']],
-      ['notes:read notes:write', ['notes.search', 'notes.write']],
+      ['notes:read notes:write', ['notes.read', 'notes.search', 'notes.write']],
       ['profile', []],
     ];
     for (const [scope, expected] of cases) {
@@ -203,5 +213,39 @@ describe('official SDK clients against the notes server', () => {
       { authorization: null, cookie: null, authInfo: null },
       { authorization: null, cookie: null, authInfo: null },
     ]);
+  });
+
+  it('filters notes.search by tag, returns whole notes with files, and answers in plain text with corrections', async (t) => {
+    const notesDir = mkdtempSync(join(tmpdir(), 'notes-server-tags-'));
+    t.after(() => rmSync(notesDir, { recursive: true, force: true }));
+    mkdirSync(join(notesDir, 'recipes'));
+    writeFileSync(
+      join(notesDir, 'recipes', 'eggs.md'),
+      '---\ntags: [recipe]\n---\n# Eggs\n\nBoil the **eggs** for [seven minutes](https://example.org).\n',
+    );
+    writeFileSync(join(notesDir, 'market.md'), '# Market\n\nBought eggs and kale.\n');
+    const fixture = await startNotesServer(t, { notesDir });
+    const client = await modernClient(fixture, await fixture.issuer.sign());
+    t.after(() => client.close());
+    const tagged = structured(
+      await client.callTool({ name: 'notes.search', arguments: { query: 'boill', tags: ['recipe'], files: true } }),
+    );
+    assert.deepEqual(tagged.corrections, [{ from: 'boill', to: 'boil' }]);
+    assert.deepEqual(
+      (tagged.hits as Record<string, unknown>[]).map((hit) => [hit.path, hit.snippet, hit.text]),
+      [
+        [
+          'recipes/eggs.md',
+          'Boil the eggs for seven minutes.',
+          'Boil the **eggs** for [seven minutes](https://example.org).',
+        ],
+      ],
+    );
+    const all = structured(await client.callTool({ name: 'notes.search', arguments: { query: 'eggs' } }));
+    assert.deepEqual((all.hits as { path: string }[]).map((hit) => hit.path).sort(), ['market.md', 'recipes/eggs.md']);
+    assert.ok(
+      (all.hits as Record<string, unknown>[]).every((hit) => !('text' in hit)),
+      'passages carry no text',
+    );
   });
 });
