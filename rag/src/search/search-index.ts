@@ -57,6 +57,8 @@ export class SearchIndex {
   private readonly loadModelAtStart: boolean;
   /** One ranking step per event-loop turn (docs/retrieval.md#query-limits). */
   private readonly turns = new TurnQueue();
+  /** The first load of the snapshot source, once `start()` began it. */
+  #firstLoad: Promise<void> | undefined;
 
   constructor(options: SearchIndexOptions) {
     const { model, modelCacheDir } = options;
@@ -81,7 +83,8 @@ export class SearchIndex {
   /** Starts loading the model in the background (unless `loadModel` says when needed); resolves once the first snapshot has loaded or failed. */
   async start(): Promise<void> {
     if (this.loadModelAtStart) this.embedder?.start();
-    await this.snapshots.start();
+    this.#firstLoad ??= this.snapshots.start();
+    await this.#firstLoad;
   }
 
   /** The query model's state; an index without vectors needs none and is always ready. */
@@ -101,6 +104,8 @@ export class SearchIndex {
    * ERR_NO_VECTORS; a failure is never an empty result.
    */
   async search(options: SearchOptions): Promise<SearchResult> {
+    // A search that arrives while a server's first snapshot loads waits for it (docs/retrieval.md#snapshots).
+    if (this.snapshots.current.kind === 'loading') await this.#firstLoad;
     this.snapshots.check();
     // No index yet is said first: embedding the query (or failing to load a model) would not change it.
     const before = this.snapshots.current;
