@@ -116,6 +116,8 @@ function baseIndex(chunks: number, text: ChunkText, source: ChunkSource): string
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `index-${chunks}-${text}.sqlite`);
   if (existsSync(file)) {
+    // Opened as a writer: an index built by an earlier version is upgraded in place (docs/retrieval.md#index-format).
+    IndexStore.open(file, { model: MODEL, nowMs: Date.now() }).close();
     console.log(`reusing ${file}`);
     return file;
   }
