@@ -7,7 +7,7 @@
  */
 const LAYERS = {
   kit: [
-    ['records', 'error-message', 'node-floor', 'random-hex'],
+    ['records', 'error-message', 'node-floor', 'random-hex', 'terminal-text'],
     ['cli', 'http', 'atomic-write'],
     ['server-options'],
     ['testing'],

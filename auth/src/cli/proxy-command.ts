@@ -1,5 +1,5 @@
 import type { Command, CommandIo } from '@notegate/kit/cli';
-import { processIo, untilShutdown } from '@notegate/kit/cli';
+import { operatorLog, processIo, untilShutdown } from '@notegate/kit/cli';
 import { fetchAccessToken } from '../agent/fetch-access-token.js';
 import { PROXY_REFRESH_MARGIN_MS, runProxy } from '../proxy/run-proxy.js';
 import {
@@ -48,7 +48,7 @@ export function proxyCommand(io: CommandIo = processIo): Command<ProxyOptions> {
           timeoutMs: flags.timeoutMs,
           input: process.stdin,
           output: process.stdout,
-          log: (line) => io.stderr(`notegate proxy: ${line}\n`),
+          log: operatorLog('notegate proxy', io),
           audit: tokens.audit,
           stopRequested: untilShutdown(() => undefined).then(() => 'stop requested'),
         });

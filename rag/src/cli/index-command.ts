@@ -1,3 +1,4 @@
+import { terminalJson } from '@notegate/kit';
 import { type Command, type CommandLine, EXIT, UsageError } from '@notegate/kit/cli';
 import { RagError } from '../errors/rag-error.js';
 import { runIndex } from '../indexer/run-index.js';
@@ -58,7 +59,7 @@ async function runIndexCommand(line: CommandLine<typeof OPTIONS>, deps: RagComma
       onProgress: reporter.onProgress,
     });
     reporter.finish();
-    process.stdout.write(options.json ? `${JSON.stringify(summaryJson(summary), null, 2)}\n` : formatSummary(summary));
+    process.stdout.write(options.json ? `${terminalJson(summaryJson(summary), 2)}\n` : formatSummary(summary));
     return summary.failed.length > 0 ? EXIT.failure : EXIT.ok;
   } catch (err) {
     reporter.finish();

@@ -1,3 +1,4 @@
+import { terminalJson } from '@notegate/kit';
 import { type Command, type CommandLine, EXIT, UsageError } from '@notegate/kit/cli';
 import { hasVectors } from '../config/models.js';
 import { hitJson } from '../http/search-server.js';
@@ -83,7 +84,7 @@ async function runSearch(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps
     const color = process.stdout.isTTY === true && process.env.NO_COLOR === undefined;
     process.stdout.write(
       options.json
-        ? `${JSON.stringify({ hits: result.hits.map(hitJson) }, null, 2)}\n`
+        ? `${terminalJson({ hits: result.hits.map(hitJson) }, 2)}\n`
         : formatHits(result.hits, request.query, { color }),
     );
     return EXIT.ok;

@@ -1,3 +1,4 @@
+import { terminalText } from '@notegate/kit';
 import type { SearchHit } from '../search/hybrid-search.js';
 import { snippetOf, termPatterns } from '../search/snippet.js';
 
@@ -14,7 +15,9 @@ export interface HitStyle {
 /**
  * Hits for people (docs/retrieval.md#notegate-rag-search): rank, title,
  * `vault/path:lines`, the heading trail, and a snippet around the first match
- * with the query's terms marked on a terminal.
+ * with the query's terms marked on a terminal. Every text of a note, its path
+ * included, has its control characters shown as escapes, on a terminal or not
+ * (docs/security.md#operators-terminals); only the styles are ours.
  */
 export function formatHits(hits: readonly SearchHit[], query: string, style: HitStyle): string {
   if (hits.length === 0) return 'no matches\n';
@@ -23,18 +26,23 @@ export function formatHits(hits: readonly SearchHit[], query: string, style: Hit
   return `${hits
     .map((hit, i) => {
       const lines = [
-        `${i + 1}. ${paint(BOLD, hit.title)}  ${paint(DIM, `${hit.vault}/${hit.path}:${hit.lineStart}-${hit.lineEnd}`)}`,
+        `${i + 1}. ${paint(BOLD, terminalText(hit.title))}  ${paint(DIM, terminalText(`${hit.vault}/${hit.path}:${hit.lineStart}-${hit.lineEnd}`))}`,
       ];
-      if (hit.heading !== '') lines.push(`   ${hit.heading}`);
+      if (hit.heading !== '') lines.push(`   ${terminalText(hit.heading)}`);
       const snippet = snippetOf(hit.text, patterns);
-      lines.push(`   ${mark(snippet, patterns, (text) => paint(MARK, text))}`);
+      lines.push(`   ${mark(snippet, patterns, (text) => paint(MARK, terminalText(text)), terminalText)}`);
       return lines.join('\n');
     })
     .join('\n\n')}\n`;
 }
 
-/** Wraps every match of the patterns (overlaps merged) with `paint`. */
-export function mark(text: string, patterns: readonly RegExp[], paint: (text: string) => string): string {
+/** Wraps every match of the patterns (overlaps merged) with `paint`; the text between goes through `plain`. */
+export function mark(
+  text: string,
+  patterns: readonly RegExp[],
+  paint: (text: string) => string,
+  plain: (text: string) => string = (text) => text,
+): string {
   const ranges: [number, number][] = [];
   for (const pattern of patterns) {
     for (const match of text.matchAll(pattern)) ranges.push([match.index, match.index + match[0].length]);
@@ -49,8 +57,8 @@ export function mark(text: string, patterns: readonly RegExp[], paint: (text: st
   let out = '';
   let at = 0;
   for (const [start, end] of merged) {
-    out += text.slice(at, start) + paint(text.slice(start, end));
+    out += plain(text.slice(at, start)) + paint(text.slice(start, end));
     at = end;
   }
-  return out + text.slice(at);
+  return out + plain(text.slice(at));
 }

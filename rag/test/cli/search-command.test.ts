@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
+import { firstTerminalControl } from '@notegate/kit';
 import { type Finished, unwrapHelp } from '@notegate/kit/testing';
 import { cliPath, runNode } from '../../test-support/child.js';
 import { MINILM, tempDir, type Workspace, workspace } from '../../test-support/fixtures.js';
@@ -95,6 +96,31 @@ describe('notegate-rag search', () => {
     const hybrid = await cli(t, ws, ['search', 'signing keys'], emptyCache);
     assert.equal(hybrid.code, 1);
     assert.match(hybrid.stderr, /is not in the model cache/);
+  });
+
+  it('shows the control and bidirectional characters of a note as escapes; --json keeps them exact but escaped', async (t) => {
+    // A writer of notes aims at whoever searches: clear the screen, set the title, fill the clipboard (OSC 52).
+    const hostile = {
+      'keys\u009b2J\u202e.md':
+        '# Keys\x1b]0;owned\x07\n\n## Rotation\x1b[2J\n\nRotate the keys \x1b]52;c;cm0gLXJmIH4=\x07 now \u009b31m \u2066x\u2069\x08.\n',
+    };
+    const ws = workspace(t, { notes: hostile }, 'none');
+    assert.equal((await cli(t, ws, ['index', '--quiet'])).code, 0);
+    const text = await cli(t, ws, ['search', 'rotate', 'keys']);
+    assert.equal(text.code, 0, text.stderr);
+    assert.equal(firstTerminalControl(text.stdout.replaceAll('\n', '')), undefined, JSON.stringify(text.stdout));
+    assert.equal(
+      text.stdout,
+      '1. Keys\\x1b]0;owned\\x07  notes/keys\\x9b2J\\u202e.md:5-5\n' +
+        '   Rotation\\x1b[2J\n' +
+        '   Rotate the keys \\x1b]52;c;cm0gLXJmIH4=\\x07 now \\x9b31m \\u2066x\\u2069\\x08.\n',
+    );
+    const json = await cli(t, ws, ['search', 'rotate', 'keys', '--json']);
+    assert.equal(firstTerminalControl(json.stdout.replaceAll('\n', '')), undefined, json.stdout);
+    const [hit] = (JSON.parse(json.stdout) as { hits: Record<string, unknown>[] }).hits;
+    assert.equal(hit?.title, 'Keys\x1b]0;owned\x07');
+    assert.equal(hit?.path, 'keys\u009b2J\u202e.md');
+    assert.equal(hit?.heading, 'Rotation\x1b[2J');
   });
 
   it('says what to do when there is no index yet', async (t) => {
