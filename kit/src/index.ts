@@ -3,4 +3,4 @@ export { writeFileAtomic } from './atomic-write.js';
 export { describeThrown, errorMessage } from './error-message.js';
 export { randomHex } from './random-hex.js';
 export { isRecord } from './records.js';
-export { codePointName, firstTerminalControl, terminalJson, terminalText } from './terminal-text.js';
+export { describeTerminalControl, firstTerminalControl, terminalJson, terminalText } from './terminal-text.js';

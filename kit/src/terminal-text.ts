@@ -19,9 +19,12 @@ export function firstTerminalControl(text: string): string | undefined {
   return TERMINAL_CONTROL.exec(text)?.[0];
 }
 
-/** `U+202E`: how a message names a character it must not show. */
-export function codePointName(character: string): string {
-  return `U+${hex(character, 4).toUpperCase()}`;
+/** How a message names such a character: `the control character U+001B`, `the unpaired surrogate U+D800`, … */
+export function describeTerminalControl(character: string): string {
+  const name = `U+${hex(character, 4).toUpperCase()}`;
+  if (/\p{Cc}/u.test(character)) return `the control character ${name}`;
+  if (/\p{Cs}/u.test(character)) return `the unpaired surrogate ${name}`;
+  return `the bidirectional formatting character ${name}`;
 }
 
 export interface TerminalTextOptions {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { codePointName, firstTerminalControl, terminalJson, terminalText } from '../src/terminal-text.js';
+import { describeTerminalControl, firstTerminalControl, terminalJson, terminalText } from '../src/terminal-text.js';
 
 describe('terminalText', () => {
   const cases: [string, string, string][] = [
@@ -27,13 +27,15 @@ describe('terminalText', () => {
   });
 });
 
-describe('firstTerminalControl', () => {
+describe('firstTerminalControl and describeTerminalControl', () => {
   it('names the first character a terminal would act on, or nothing', () => {
     assert.equal(firstTerminalControl('a/b\u202e.md\x1b'), '\u202e');
     assert.equal(firstTerminalControl('a\ud800'), '\ud800');
     assert.equal(firstTerminalControl('notes/plan 😀.md'), undefined);
-    assert.equal(codePointName('\u202e'), 'U+202E');
-    assert.equal(codePointName('\x1b'), 'U+001B');
+    assert.equal(describeTerminalControl('\u202e'), 'the bidirectional formatting character U+202E');
+    assert.equal(describeTerminalControl('\x1b'), 'the control character U+001B');
+    assert.equal(describeTerminalControl('\u0085'), 'the control character U+0085');
+    assert.equal(describeTerminalControl('\udc00'), 'the unpaired surrogate U+DC00');
   });
 });
 
