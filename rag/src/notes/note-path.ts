@@ -18,7 +18,7 @@ const NOT_NAME_CHARACTER = /[^\p{L}\p{M}\p{N} _-]+/gu;
 export function notePathProblem(path: string): string | undefined {
   if (path.includes('\\')) return 'contains a backslash';
   if (path.startsWith('/') || /^[A-Za-z]:/.test(path)) return 'is absolute';
-  // A name that shows as something else, or that the file system stores as U+FFFD (docs/security.md#notes-written-by-clients).
+  // A name that shows as something else, or that the file system stores as U+FFFD (docs/security.md#vault-folders-and-notes).
   const unshowable = firstTerminalControl(path);
   if (unshowable !== undefined) return `contains ${describeTerminalControl(unshowable)}`;
   const segments = path.split('/');
