@@ -8,7 +8,14 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-for (const script of ['unauthenticated-mcp.mjs', 'health-under-load.mjs', 'slow-clients.mjs', 'large-note-stall.mjs']) {
+for (const script of [
+  'unauthenticated-mcp.mjs',
+  'health-under-load.mjs',
+  'slow-clients.mjs',
+  'replay-flood.mjs',
+  'proxy-back-pressure.mjs',
+  'large-note-stall.mjs',
+]) {
   const run = spawnSync(process.execPath, [join(here, script), ...process.argv.slice(2)], { stdio: 'inherit' });
   if (run.status !== 0) process.exit(run.status ?? 1);
 }

@@ -6,6 +6,7 @@
  * processes) embedding speed and memory by batch size and thread count.
  *
  * Run: npx tsc -b && node bench/rag/dist/index-throughput.js [--vault DIR] [--batch N] [--probe-chunks 384] [--probe-batches 1,2,4,8,16,32]
+ *      [--model sentence-transformers/all-MiniLM-L6-v2: the real weights of fetch-weights.js instead of the e5-small stand-in]
  *      (--probes: also probe batch sizes and thread counts in child processes;
  *       --probes-only: only those probes, on chunks of the vault, no index run)
  * (the stand-in model: NOTEGATE_STANDIN_MODELS, a model cache folder; the eval vault: the shared
@@ -35,14 +36,15 @@ import {
   openDatabase,
   walkVault,
 } from '@notegate/rag/internals';
-import { arg, mib, printTable, sharedDir, standinModelCache } from './support.js';
+import { arg, benchModelCache, mib, printTable, sharedDir, standinModelCache } from './support.js';
 
-const MODEL_ID = 'intfloat/multilingual-e5-small';
+/** `--model sentence-transformers/all-MiniLM-L6-v2`: the real weights (fetch-weights.js); default the e5-small stand-in. */
+const MODEL_ID = arg('--model', 'intfloat/multilingual-e5-small');
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 const model = findModel(MODEL_ID);
 if (!model) throw new Error(`unknown model ${MODEL_ID}`);
-const cache = standinModelCache(model);
+const cache = MODEL_ID === 'sentence-transformers/all-MiniLM-L6-v2' ? benchModelCache() : standinModelCache(model);
 
 interface Interleaved {
   readonly batches: string[][];
@@ -281,7 +283,7 @@ async function main(): Promise<void> {
       `${((1000 * count) / ms).toFixed(1)} chunks/s (${(ms / 1000).toFixed(1)} s)`;
 
     console.log(
-      `\nVault ${vault}: ${full.new} files indexed, ${chunks} chunks, ${full.skipped.length} skipped, ${full.failed.length} failed; batch size ${arg('--batch', String(DEFAULT_BATCH_SIZE))}`,
+      `\nModel ${MODEL_ID}; vault ${vault}: ${full.new} files indexed, ${chunks} chunks, ${full.skipped.length} skipped, ${full.failed.length} failed; batch size ${arg('--batch', String(DEFAULT_BATCH_SIZE))}`,
     );
     printTable(
       ['measure', 'value', 'goal'],
@@ -289,7 +291,9 @@ async function main(): Promise<void> {
         ['end to end, in process (walk, read, chunk, tokenize, embed, store)', rate(chunks, e2eMs), ''],
         ['  of which inside embedTexts (tokenize, ORT, pooling)', rate(chunks, stats.embedMs), ''],
         ['raw ONNX Runtime session.run, same batches, interleaved', rate(chunks, stats.rawRunMs), ''],
-        ['end to end / raw', `${((100 * stats.rawRunMs) / e2eMs).toFixed(1)} %`, '>= 85 %'],
+        ['end to end / raw', `${((100 * stats.rawRunMs) / e2eMs).toFixed(1)} %`, '>= 90 %'],
+        ['raw loop with its tokenization (tokenizer + session.run), interleaved', rate(chunks, stats.rawTotalMs), ''],
+        ['end to end / raw loop with tokenization', `${((100 * stats.rawTotalMs) / e2eMs).toFixed(1)} %`, ''],
         ['CLI --rebuild, whole process', `${rate(rebuildChunks, cliRebuild.ms)} exit ${cliRebuild.code}`, ''],
         ['CLI --rebuild, peak RSS', mib(cliRebuild.maxRssKb * 1024), '< 1.5 GB'],
         ['no-op re-index, in process', `${noopMs.toFixed(0)} ms (${noop.unchanged} unchanged)`, '< 1 s'],

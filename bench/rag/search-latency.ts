@@ -13,6 +13,7 @@
  * Goals (docs/retrieval.md#benchmarks): lexical p95 ≤ 15 ms, hybrid p95 ≤ 25 ms at 100k chunks.
  *
  * Run: npx tsc -b && taskset -c 0 node bench/rag/dist/search-latency.js [--sizes 10000,100000] [--queries 60] [--duration 10]
+ *      [--model sentence-transformers/all-MiniLM-L6-v2: queries embedded by the real weights of fetch-weights.js]
  * (the searches on CPU 0; autocannon is then pinned to CPU 1)
  * (the stand-in model: NOTEGATE_STANDIN_MODELS, a model cache folder; SciFact: the shared folder,
  * NOTEGATE_SHARED_DIR, else ../shared beside the repository)
@@ -37,6 +38,7 @@ import {
 import { exactScan, IndexStore, rangesFor } from '@notegate/rag/internals';
 import {
   arg,
+  benchModelCache,
   mib,
   printTable,
   sharedDir,
@@ -47,7 +49,11 @@ import {
   vaultOf,
 } from './support.js';
 
-const MODEL = findModel('intfloat/multilingual-e5-small');
+/** `--model sentence-transformers/all-MiniLM-L6-v2`: the real weights (fetch-weights.js) embed the queries. */
+const MODEL_ID = arg('--model', 'intfloat/multilingual-e5-small');
+const MODEL = findModel(MODEL_ID);
+const REAL_WEIGHTS = MODEL_ID === 'sentence-transformers/all-MiniLM-L6-v2';
+const QUERY_MODEL = REAL_WEIGHTS ? `${MODEL_ID}, real weights` : `${MODEL_ID}-sized stand-in`;
 const CHUNKS_PER_FILE = 10;
 const CENTRES = 500;
 const TOP = 8;
@@ -131,7 +137,7 @@ async function main(): Promise<void> {
     i % 2 === 0 ? (corpus.claims[i * 7] ?? 'x') : (corpus.words[i % corpus.words.length] ?? 'x'),
   );
   const vectors = texts.map(() => near(centres[Math.floor(random() * CENTRES)] ?? new Float32Array(384), random));
-  const embedder = await loadTransformersEmbedder(MODEL, standinModelCache(MODEL));
+  const embedder = await loadTransformersEmbedder(MODEL, REAL_WEIGHTS ? benchModelCache() : standinModelCache(MODEL));
   const embedMs = [];
   for (const text of [...texts.slice(0, 3), ...texts]) {
     const started = performance.now();
@@ -256,7 +262,7 @@ async function main(): Promise<void> {
   }
   await embedder.dispose();
   console.log(
-    `\nQuery embedding alone (e5-small-sized stand-in, 1 thread): p50 ${percentiles(embedding).join(' ms / p95 ')} ms`,
+    `\nQuery embedding alone (${QUERY_MODEL}, 1 thread): p50 ${percentiles(embedding).join(' ms / p95 ')} ms`,
   );
   console.log(
     `Queries: ${queryCount}, half SciFact claims (natural language), half single words from rank 10 to 20,000; top ${TOP}.`,
@@ -305,7 +311,7 @@ async function loadTest(
   };
   const results: string[][] = [];
   for (const [label, model] of [
-    ['hybrid, query embedded (stand-in e5-small)', embedder],
+    [`hybrid, query embedded (${QUERY_MODEL})`, embedder],
     ['hybrid, embedding skipped (precomputed vectors)', precomputed],
   ] as const) {
     // The embedder outlives each server (the caller disposes it once).

@@ -60,10 +60,44 @@ export interface Filter {
   readonly namespaces?: readonly string[];
 }
 
-/** The shared folder with the eval data: NOTEGATE_SHARED_DIR, else ../shared beside the repository. */
+export function repositoryRoot(): string {
+  return findRepositoryRoot(path.dirname(fileURLToPath(import.meta.url)));
+}
+
+/**
+ * The shared folder with the eval data: NOTEGATE_SHARED_DIR, else ../shared beside the repository. Without
+ * it the benchmark stops with a message naming the variable and the folder it looked for.
+ */
 export function sharedDir(): string {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  return process.env.NOTEGATE_SHARED_DIR ?? path.join(findRepositoryRoot(here), '..', 'shared');
+  const dir = process.env.NOTEGATE_SHARED_DIR ?? path.join(repositoryRoot(), '..', 'shared');
+  if (existsSync(path.join(dir, 'eval'))) return dir;
+  process.stderr.write(
+    process.env.NOTEGATE_SHARED_DIR === undefined
+      ? `NOTEGATE_SHARED_DIR is not set, and ${dir} (beside the repository) holds no eval/: set it to the shared folder with the eval data.\n`
+      : `NOTEGATE_SHARED_DIR=${dir} holds no eval/ (the eval data).\n`,
+  );
+  process.exit(2);
+}
+
+/** What the benchmarks keep between runs (fetched jars, model caches, eval indexes): gitignored. */
+export const BENCH_DIR = path.join(repositoryRoot(), '.notegate', 'bench');
+/** The fp32 MiniLM weights under the quantized file's name (fetch-weights.js --fp32): measurements only. */
+export const FP32_MODEL_CACHE = path.join(BENCH_DIR, 'models-fp32');
+
+/**
+ * The model cache with the real weights that `fetch-weights.js` installs:
+ * NOTEGATE_BENCH_MODELS, else a folder under BENCH_DIR. Unless `mustExist`
+ * is false, a benchmark stops with a message naming the fetch step when the
+ * cache lacks MiniLM's weights.
+ */
+export function benchModelCache({ mustExist = true } = {}): string {
+  const dir = process.env.NOTEGATE_BENCH_MODELS ?? path.join(BENCH_DIR, 'models');
+  const weights = path.join(dir, 'Xenova', 'all-MiniLM-L6-v2', 'onnx', 'model_quantized.onnx');
+  if (mustExist && !existsSync(weights)) {
+    process.stderr.write(`${weights} is missing: run 'node bench/rag/dist/fetch-weights.js' first.\n`);
+    process.exit(2);
+  }
+  return dir;
 }
 
 /** Names the model cache with the full-size stand-in models (real architecture and size, random weights). */

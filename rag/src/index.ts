@@ -14,22 +14,17 @@ export { DEFAULT_MODEL_ID, findModel, hasVectors, MODELS, type ModelSpec, NO_MOD
 export { notesFolderConfig } from './config/notes-folder.js';
 export { type DownloadOptions, ensureModelFiles, type FetchLike, noDownloads } from './embed/download.js';
 export type { Embedder } from './embed/embedder.js';
+export { EMBEDDING_RUNTIME, embeddingRuntimeInstalled } from './embed/embedding-runtime.js';
 export { missingModelFiles } from './embed/model-files.js';
 export { ResidentModel, type ResidentModelState } from './embed/resident-model.js';
 export { loadTransformersEmbedder } from './embed/transformers-embedder.js';
 export { RagError, type RagErrorCode } from './errors/rag-error.js';
 export { type BeirDataset, type BeirDocument, loadBeirDataset, type Split } from './eval/beir-dataset.js';
+export { buildEvalIndex, type EvalIndex, type EvalIndexOptions } from './eval/eval-index.js';
 export { dedupe, meanScores, ndcgAt, type QueryScores, recallAt, scoreQuery } from './eval/metrics.js';
 export type { WeightsCheck } from './eval/model-check.js';
-export {
-  EVAL_MODES,
-  type EvalMode,
-  type EvalOptions,
-  type EvalProgress,
-  type EvalReport,
-  type ModeReport,
-  runEval,
-} from './eval/run-eval.js';
+export { type EvalOptions, type EvalProgress, type EvalReport, runEval } from './eval/run-eval.js';
+export { EVAL_MODES, type EvalMode, type ModeReport, type ScoreOptions, scoreMode } from './eval/score-mode.js';
 export { ApiError, type ApiErrorCode } from './http/api-errors.js';
 export { createSearchServer, type SearchServerDeps } from './http/search-server.js';
 export { IndexFollower, type IndexFollowerOptions } from './indexer/index-follower.js';
@@ -47,6 +42,7 @@ export {
   type VaultFlags,
   type VaultSelection,
 } from './notes/vault-options.js';
+export { type AgreementGuard, DEFAULT_FUSION, type FusionSettings, type FusionWeights } from './search/fusion.js';
 export {
   LEG_DEPTH,
   SEARCH_MODES,
@@ -57,7 +53,6 @@ export {
   searchSnapshot,
 } from './search/hybrid-search.js';
 export type { LexicalTier } from './search/lexical-leg.js';
-export { DEFAULT_FUSION_WEIGHTS, type FusionWeights } from './search/rrf.js';
 export { loadFromCache, openIndex, SearchIndex, type SearchIndexOptions } from './search/search-index.js';
 export {
   checkSearchRequest,

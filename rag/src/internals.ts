@@ -8,6 +8,7 @@ export { chunkNote } from './chunk/chunker.js';
 export { chunkerSettingsFor } from './chunk/settings.js';
 export { findRepositoryRoot } from './config/repo-root.js';
 export { loadPretrained } from './embed/transformers-embedder.js';
+export { readZipEntries, readZipEntry } from './embed/zip-entries.js';
 export { type FileRecord, IndexStore } from './store/index-store.js';
 export { loadVectorMatrix } from './store/load-vectors.js';
 export { openDatabase } from './store/open-database.js';

@@ -2,12 +2,11 @@ import type { FetchLike } from '@modelcontextprotocol/client';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { sameResource } from '../oauth/identifier.js';
 import { AgentError } from './agent-errors.js';
+import { agentClientInfo } from './client-info.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, refuseRedirect } from './http-exchange.js';
 import type { RecordedRefusal } from './mcp-failure.js';
 import { mcpFailure } from './mcp-failure.js';
 import type { AccessToken } from './token-request.js';
-
-export const AGENT_CLIENT_INFO = { name: 'notegate-agent', version: '0.1.0' } as const;
 
 /** What the agent asks the server: the tool list, or one tool call. */
 export type McpOperation =
@@ -48,7 +47,7 @@ export async function callMcpServer(options: McpCallOptions): Promise<McpCallRes
     requestInit: { redirect: 'manual' },
     onInsufficientScope: 'throw',
   });
-  const client = new Client(AGENT_CLIENT_INFO, {
+  const client = new Client(agentClientInfo(), {
     versionNegotiation: { mode: 'auto', probe: { timeoutMs: timeout } },
   });
   try {

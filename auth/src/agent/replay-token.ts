@@ -4,8 +4,9 @@ import {
   CLIENT_INFO_META_KEY,
   PROTOCOL_VERSION_META_KEY,
 } from '@modelcontextprotocol/client';
+import { agentClientInfo } from './client-info.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, exchange } from './http-exchange.js';
-import { AGENT_CLIENT_INFO, type McpOperation } from './mcp-call.js';
+import type { McpOperation } from './mcp-call.js';
 import { challengeError } from './mcp-failure.js';
 
 /** What the other server answered to the replayed token (`--steal-token`). */
@@ -38,7 +39,7 @@ export async function replayToken(options: {
   const { method, params } = requestOf(options.operation);
   const meta = {
     [PROTOCOL_VERSION_META_KEY]: PROTOCOL_VERSION,
-    [CLIENT_INFO_META_KEY]: AGENT_CLIENT_INFO,
+    [CLIENT_INFO_META_KEY]: agentClientInfo(),
     [CLIENT_CAPABILITIES_META_KEY]: {},
   };
   const headers: Record<string, string> = {

@@ -4,7 +4,7 @@ import { quoted } from './audit-detail.js';
 import type { TokenRequest } from './token-request.js';
 
 /**
- * docs/protocol.md#client-authentication, check 14 ("client_id, if sent, equals sub") → 401 invalid_client
+ * docs/protocol.md#client-authentication, check 12 ("client_id, if sent, equals sub") → 401 invalid_client
  * (RFC 7521 §4.2: the same client).
  */
 export function checkClientId(request: TokenRequest, subject: SvidSubject): void {

@@ -10,7 +10,7 @@ export interface AllowedResource {
 }
 
 /**
- * docs/protocol.md#client-authentication, check 16 ("Resource allowed for that SPIFFE ID") → 400
+ * docs/protocol.md#client-authentication, check 14 ("Resource allowed for that SPIFFE ID") → 400
  * invalid_target: the grant names the resource in any equivalent spelling (docs/protocol.md#identifiers);
  * a resource with no resource form (RFC 8707 §2: "malformed") is granted to nobody.
  */

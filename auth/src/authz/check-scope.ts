@@ -3,7 +3,7 @@ import { formatScope, parseScopeParameter } from '../oauth/scope.js';
 import { quoted } from './audit-detail.js';
 
 /**
- * docs/protocol.md#client-authentication, check 17 ("scope present, well formed, subset of grant") → 400
+ * docs/protocol.md#client-authentication, check 15 ("scope present, well formed, subset of grant") → 400
  * invalid_scope. There is no default scope (RFC 6749 §3.3 lets a server pick one;
  * docs/protocol.md#token-request does not). Returns the granted scope as the token carries it: sorted, single
  * spaces.

@@ -16,7 +16,7 @@ import { checkGrantType } from './check-grant-type.js';
 import { checkJti } from './check-jti.js';
 import { checkPolicy } from './check-policy.js';
 import type { ReplayMode } from './check-replay.js';
-import { checkReplay } from './check-replay.js';
+import { checkReplay, replayShareLimit } from './check-replay.js';
 import { checkResourceAllowed } from './check-resource-allowed.js';
 import { checkResourcePresent } from './check-resource-present.js';
 import { checkScope } from './check-scope.js';
@@ -119,11 +119,12 @@ export class TokenEndpoint {
     checkSvidLifetime(times, nowS, maxSvidLifetimeS);
     const jti = checkJti(svid.claims);
     trace.svidJti = jti;
-    const svidUses = await checkReplay(replayStore, replayMode, svid, subject, times, jti);
     checkClientId(request, subject);
     const grant = checkPolicy(policy, subject);
     const target = checkResourceAllowed(grant, resource);
     const scope = checkScope(request.scope, target.scopes);
+    const shareLimit = replayShareLimit(replayStore.capacity, policy.document.grants.length);
+    const svidUses = await checkReplay(replayStore, replayMode, { svid, subject, times, jti }, shareLimit);
     // "Trust bundle fetch fails" (503) is decided inside checkSvidSignature: it is the key lookup.
 
     const claims = accessTokenClaims({

@@ -27,7 +27,14 @@ import { requireIssuerForm } from '../oauth/identifier.js';
 import { openPolicyFile } from '../policy/policy-source.js';
 import { openBundleSource } from './bundle-source-option.js';
 import { METRICS_OPTIONS, parseMetricsAddress, startMetricsListener } from './metrics-option.js';
-import { openReplayStore, parseReplayCapacity, parseReplayStore, REDIS_PASSWORD_ENV } from './replay-store-option.js';
+import type { ReplayStoreChoice } from './replay-store-option.js';
+import {
+  openReplayStore,
+  parseReplayCapacity,
+  parseReplayStore,
+  REDIS_PASSWORD_ENV,
+  readRedisPassword,
+} from './replay-store-option.js';
 
 /** Ours: a day, as the identity provider's TTL bound; the default (300 s, docs/protocol.md#limits) is SPIRE's JWT-SVID TTL. */
 const MAX_SVID_LIFETIME_LIMIT_S = 86_400;
@@ -92,7 +99,15 @@ const options = {
     type: 'string',
     valueName: 'STORE',
     default: 'memory',
-    description: `Where used assertions are recorded: memory (this process), or redis://HOST[:PORT][/DB] or rediss://… (Redis or Valkey shared by replicas; a password in the URL or ${REDIS_PASSWORD_ENV}).`,
+    description:
+      'Where used assertions are recorded: memory (this process), or redis://HOST[:PORT][/DB] or rediss://… (Redis or Valkey shared by replicas).',
+  },
+  'replay-store-password-file': {
+    type: 'string',
+    valueName: 'FILE',
+    defaultText: `none; else ${REDIS_PASSWORD_ENV}`,
+    description:
+      'File holding the password of the Redis replay store (one line), read at start; keeps it out of ps, unlike a password in the URL.',
   },
   'replay-capacity': {
     type: 'string',
@@ -118,7 +133,8 @@ export function authzCommand(): Command<typeof options> {
       'Token service: takes a JWT-SVID client assertion (client_credentials grant) and returns an ES256\n' +
       'access token bound to one resource. Serves /.well-known/oauth-authorization-server, /jwks.json and\n' +
       '/token. Until the first JWT bundle arrives from the Workload API, token requests get 503. The policy\n' +
-      'is reloaded on SIGHUP and when its file changes. Key files: notegate authz keygen --help.',
+      'is reloaded on SIGHUP and when its file changes; notegate authz check-policy FILE checks one without\n' +
+      'starting. Key files: notegate authz keygen --help.',
     options,
     async run({ options: values }) {
       const flags = parseFlags(values);
@@ -177,9 +193,15 @@ async function openService(flags: Flags, values: Values, { log, metrics, closers
   closers.push(() => bundles.close());
   const signingKeys = await openSigningKeys(values['signing-keys'], log, metrics);
   if (signingKeys) closers.push(() => signingKeys.close());
-  const store = openReplayStore(flags.replayStore, {
+  if (flags.replayStore.kind === 'redis' && flags.replayStore.passwordFrom === 'url') {
+    log(
+      `the password in --replay-store is visible to every local user (ps); give it with --replay-store-password-file or ${REDIS_PASSWORD_ENV}`,
+    );
+  }
+  const store = await openReplayStore(flags.replayStore, {
     capacity: flags.replayCapacity,
     namespace: flags.issuer,
+    requireNoEviction: flags.replayMode === 'reject',
     onEvent: log,
   });
   closers.push(() => store.close());
@@ -217,9 +239,9 @@ type Values = ParsedOptions<typeof options>;
 
 type Flags = ReturnType<typeof parseFlags>;
 
-/** The flags that need no I/O, validated before anything is opened. */
+/** The flags, validated before anything is opened (the only I/O: the Redis password file). */
 function parseFlags(values: Values) {
-  const replayStore = parseReplayStore('--replay-store', values['replay-store'], process.env[REDIS_PASSWORD_ENV]);
+  const replayStore = parseStoreFlags(values);
   return {
     issuer: values.issuer,
     ...listenAddressOf(parseIssuer(values.issuer), values.host, values.port),
@@ -230,6 +252,19 @@ function parseFlags(values: Values) {
     metrics: parseMetricsAddress(values),
     limits: parseServerLimits(values),
   };
+}
+
+/**
+ * `--replay-store` and its password (docs/protocol.md#replay-store). The password file is the one read
+ * done here: a small file, at start, so that a flag naming a file that cannot be read is told at once.
+ */
+function parseStoreFlags(values: Values): ReplayStoreChoice {
+  const passwordFile = values['replay-store-password-file'];
+  if (values['replay-store'] === 'memory' && passwordFile !== undefined) {
+    throw new UsageError('--replay-store-password-file: only a Redis --replay-store has a password');
+  }
+  const password = readRedisPassword('--replay-store-password-file', passwordFile, process.env[REDIS_PASSWORD_ENV]);
+  return parseReplayStore('--replay-store', values['replay-store'], password);
 }
 
 /**

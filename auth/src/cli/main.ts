@@ -27,6 +27,13 @@ const COMMANDS: ReadonlyMap<string, CommandEntry> = new Map<string, CommandEntry
             load: async () => (await import('./authz-keygen-command.js')).authzKeygenCommand(),
           },
         ],
+        [
+          'check-policy',
+          {
+            summary: 'Checks a policy file as authz --policy reads it, and prints the grants it makes.',
+            load: async () => (await import('./authz-check-policy-command.js')).authzCheckPolicyCommand(),
+          },
+        ],
       ]),
     },
   ],

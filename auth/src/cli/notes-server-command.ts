@@ -1,3 +1,4 @@
+import { errorMessage } from '@notegate/kit';
 import type { Command, CommandLine } from '@notegate/kit/cli';
 import {
   EXIT,
@@ -15,6 +16,7 @@ import { NOTES_VAULT_OPTIONS, openNotesEngine, readVaultFlags } from '@notegate/
 import { openAuditLog } from '../audit/audit-log.js';
 import { DEFAULT_MAX_TOKEN_LIFETIME_S } from '../mcp-server/bearer/claim-checks.js';
 import { resourceIdentity } from '../mcp-server/http/resource-identity.js';
+import type { NotesServer } from '../mcp-server/notes-server.js';
 import { createNotesServer } from '../mcp-server/notes-server.js';
 import { NotesServerMetrics } from '../metrics/notes-server-metrics.js';
 import { requireIssuerForm } from '../oauth/identifier.js';
@@ -83,7 +85,8 @@ export const notesServerCommand: Command<NotesServerOptions> = {
     'Protected MCP notes server (Streamable HTTP, revisions 2026-07-28 and 2025-11-25, stateless).\n' +
     'Tools notes.search (scope notes:read) and notes.write (scope notes:write) over the vaults of a\n' +
     'notegate-rag config (or one --notes-dir), searched in-process; RFC 9728 metadata at\n' +
-    '/.well-known/oauth-protected-resource<resource path>. Prints "listening on <endpoint URL>" once ready.',
+    '/.well-known/oauth-protected-resource<resource path>. Prints "listening on <endpoint URL>" once ready.\n' +
+    'The key set of --jwks-uri is trusted for 60 s; SIGHUP fetches it again at once.',
   options,
   run: async (line: CommandLine<NotesServerOptions>) => {
     const flags = readOptions(line);
@@ -114,10 +117,13 @@ export const notesServerCommand: Command<NotesServerOptions> = {
       await notes.close();
       throw new UsageError(`--host/--port: cannot listen on ${host}:${port} (${err.code ?? err.message})`);
     });
+    const onHangUp = () => refetchKeySet(notes, jwksUri, log);
+    process.on('SIGHUP', onHangUp);
     process.stdout.write(`listening on ${new URL(endpointPath, base).href.replace(/\/$/, '')}\n`);
     log(`version ${packageVersion(import.meta.url)}`);
     // No request may reach a closed engine: the listener goes first.
     await untilShutdown(async () => {
+      process.off('SIGHUP', onHangUp);
       await closeServer(notes.server);
       await metricsServer?.close();
       await notes.close();
@@ -126,6 +132,15 @@ export const notesServerCommand: Command<NotesServerOptions> = {
     return EXIT.ok;
   },
 };
+
+/** docs/protocol.md#key-rotation: SIGHUP makes the server distrust its key set and fetch it again now. */
+function refetchKeySet(notes: NotesServer, jwksUri: string, log: (message: string) => void): void {
+  log(`SIGHUP: fetching the key set from ${jwksUri} again; tokens wait for it`);
+  notes.refetchKeySet().then(
+    (kids) => log(`key set refetched: ${kids.length === 0 ? 'no keys' : `kids ${kids.join(', ')}`}`),
+    (err: unknown) => log(`key set refetch failed: ${errorMessage(err)}; tokens are refused until a fetch succeeds`),
+  );
+}
 
 function readOptions(line: CommandLine<NotesServerOptions>) {
   const { options: o } = line;

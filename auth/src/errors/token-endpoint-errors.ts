@@ -12,8 +12,8 @@ export const TEMPORARILY_UNAVAILABLE = {
 } as const;
 
 /**
- * Every refusal of the token endpoint (`notegate authz`), in the order of the table
- * "Client authentication at the token endpoint". Descriptions are fixed (RFC 6749 §5.2 charset) and
+ * Every refusal of the token endpoint (`notegate authz`), in the order of the table in
+ * docs/protocol.md#client-authentication. Descriptions are fixed (RFC 6749 §5.2 charset) and
  * never echo input; what was wrong goes to the audit detail only.
  */
 export const TOKEN_ENDPOINT_ERRORS = {
@@ -70,12 +70,6 @@ export const TOKEN_ENDPOINT_ERRORS = {
   ERR_SVID_LIFETIME: invalidClient('The client assertion lifetime exceeds the allowed maximum.'),
   // jti, if present, is a string of 1 to 256 characters
   ERR_SVID_JTI: invalidClient('The client assertion jti must be a string of 1 to 256 characters.'),
-  // reject mode: (sub, jti) not seen before
-  ERR_SVID_REPLAYED: invalidClient('The client assertion has already been used.'),
-  // reject mode: replay store has room
-  ERR_REPLAY_STORE_FULL: TEMPORARILY_UNAVAILABLE,
-  // reject mode: the replay store answered in time (docs/protocol.md#replay-store)
-  ERR_REPLAY_STORE_UNAVAILABLE: TEMPORARILY_UNAVAILABLE,
   // client_id, if sent, equals sub
   ERR_CLIENT_ID_MISMATCH: invalidClient('client_id does not match the client assertion subject.'),
   // SPIFFE ID present in policy
@@ -106,6 +100,14 @@ export const TOKEN_ENDPOINT_ERRORS = {
     status: 400,
     description: 'The requested scope exceeds what this client may obtain for the resource.',
   },
+  // reject mode: (sub, jti) not seen before
+  ERR_SVID_REPLAYED: invalidClient('The client assertion has already been used.'),
+  // reject mode: the SPIFFE ID's share of the replay store has room (docs/protocol.md#replay-store)
+  ERR_REPLAY_SHARE_FULL: TEMPORARILY_UNAVAILABLE,
+  // reject mode: replay store has room
+  ERR_REPLAY_STORE_FULL: TEMPORARILY_UNAVAILABLE,
+  // reject mode: the replay store answered in time (docs/protocol.md#replay-store)
+  ERR_REPLAY_STORE_UNAVAILABLE: TEMPORARILY_UNAVAILABLE,
   // Trust bundle fetch fails
   ERR_BUNDLE_UNAVAILABLE: TEMPORARILY_UNAVAILABLE,
 

@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { packageVersion } from '@notegate/kit/cli';
 import {
   createBoundedServer,
   type Handler,
@@ -23,8 +24,6 @@ import { type FetchLike, fetchKeySet } from './keys/fetch-key-set.js';
 import { KeySetCache } from './keys/key-set-cache.js';
 import { notesTools } from './tools/notes-tools.js';
 import { ToolCatalog, type ToolRegistration } from './tools/tool-catalog.js';
-
-const NOTES_SERVER_VERSION = '0.1.0';
 
 /** Over the connection cap (docs/protocol.md#limits): not a decision about the caller, so not audited. */
 const BUSY_BODY = { error: 'temporarily_unavailable', error_description: 'The server is busy; retry later' };
@@ -60,6 +59,8 @@ export interface NotesServerConfig {
 export interface NotesServer {
   readonly server: Server;
   readonly dispatcher: SdkDispatcher;
+  /** The operator's key-set refetch (SIGHUP): resolves with the kids fetched, rejects with why it failed. */
+  refetchKeySet(): Promise<readonly string[]>;
   close(): Promise<void>;
 }
 
@@ -90,7 +91,11 @@ export async function createNotesServer(config: NotesServerConfig): Promise<Note
     maxLifetimeS: config.maxTokenLifetimeS ?? DEFAULT_MAX_TOKEN_LIFETIME_S,
     ...(tokenCache && { cache: tokenCache }),
   });
-  const dispatcher = new SdkDispatcher({ name: `notegate-notes-${config.name}`, version: NOTES_SERVER_VERSION });
+  const dispatcher = new SdkDispatcher({
+    name: `notegate-notes-${config.name}`,
+    // MCP serverInfo: the version `notegate --version` prints, the package's.
+    version: packageVersion(import.meta.url),
+  });
   const endpoint = createMcpEndpoint({
     identity,
     verify,
@@ -126,6 +131,7 @@ export async function createNotesServer(config: NotesServerConfig): Promise<Note
   return {
     server,
     dispatcher,
+    refetchKeySet: () => keys.refetchNow(),
     close: async () => {
       await dispatcher.close();
       await engine.close();

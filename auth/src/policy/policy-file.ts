@@ -1,6 +1,6 @@
 import { isRecord } from '@notegate/kit';
 import { resourceForm } from '../oauth/identifier.js';
-import { isScopeToken } from '../oauth/scope.js';
+import { NOTES_SCOPES } from '../oauth/notes-scopes.js';
 import {
   type ConfigFail,
   rejectDuplicates,
@@ -19,7 +19,7 @@ const RESOURCE_KEYS = new Set(['resource', 'scopes']);
 /**
  * docs/protocol.md#policy-file: unknown keys, a SPIFFE ID outside trust_domain or malformed, a
  * duplicate spiffe_id, a resource that is not an absolute http(s) URI or carries a fragment, and a
- * scope that is not an RFC 6749 scope-token are errors naming the entry (`grants[1].resources[0].scopes[2]`).
+ * scope that no notes tool has are errors naming the entry (`grants[1].resources[0].scopes[2]`).
  */
 export function parsePolicy(text: string, source: string): Policy {
   const {
@@ -61,8 +61,12 @@ function parseResourceGrant(entry: unknown, where: string, fail: ConfigFail): Re
   const form = resourceForm(resource);
   if (!form.ok) throw fail(`${where}.resource`, `'${resource}' ${form.problem} (expected an http(s) URL)`);
   const scopes = requiredList(entry, 'scopes', `${where}.scopes`, fail).map((scope: unknown, index) => {
-    if (typeof scope !== 'string' || !isScopeToken(scope)) {
-      throw fail(`${where}.scopes[${index}]`, `${JSON.stringify(scope)} is not an RFC 6749 scope-token`);
+    // A scope no tool needs would be granted silently and never used: most often a typo of one that is.
+    if (typeof scope !== 'string' || !NOTES_SCOPES.includes(scope)) {
+      throw fail(
+        `${where}.scopes[${index}]`,
+        `${JSON.stringify(scope)} is not a notes scope (allowed: ${NOTES_SCOPES.join(', ')})`,
+      );
     }
     return scope;
   });

@@ -6,6 +6,13 @@ import type { FailureContext } from './failure-reply.js';
 import { asAgentError, failureReply } from './failure-reply.js';
 import type { SendOptions } from './upstream.js';
 
+/**
+ * docs/protocol.md#proxy: messages of the client on their way up at once (requests until answered,
+ * notifications and responses until sent); beyond, stdin waits. Bounds what a client that writes
+ * without waiting can make the proxy hold.
+ */
+export const MAX_MESSAGES_IN_FLIGHT = 32;
+
 /** The HTTP leg as the relay sees it (an Upstream). */
 export interface UpstreamPort {
   send(message: JSONRPCMessage, options?: SendOptions): Promise<void>;
@@ -21,6 +28,8 @@ export interface RelayOptions {
   /** Bound of each request, answer included. */
   readonly timeoutMs: number;
   readonly context: () => FailureContext;
+  /** A message in flight is done: the relay may have room again (see hasRoom). */
+  readonly onRoom?: () => void;
 }
 
 interface Pending {
@@ -41,6 +50,8 @@ interface Pending {
 export class Relay {
   readonly #options: RelayOptions;
   readonly #pending = new Map<RequestId, Pending>();
+  /** Notifications and responses being sent. */
+  #sending = 0;
   #onIdle: (() => void) | undefined;
 
   constructor(options: RelayOptions) {
@@ -51,6 +62,11 @@ export class Relay {
     return this.#pending.size;
   }
 
+  /** Whether another message of the client may go up now (MAX_MESSAGES_IN_FLIGHT). */
+  hasRoom(): boolean {
+    return this.#pending.size + this.#sending < MAX_MESSAGES_IN_FLIGHT;
+  }
+
   /** `message` was validated when it was read; only its kind is told apart here. */
   fromClient(message: JSONRPCMessage): void {
     if ('method' in message && 'id' in message) {
@@ -58,10 +74,17 @@ export class Relay {
       return;
     }
     if ('method' in message && message.method === 'notifications/cancelled') this.#cancel(message.params);
-    this.#options.upstream.send(message).catch((err: unknown) => {
-      const { resource } = this.#options.context();
-      this.#options.log(`could not relay a ${describe(message)}: ${asAgentError(err, resource).message}`);
-    });
+    this.#sending += 1;
+    this.#options.upstream
+      .send(message)
+      .catch((err: unknown) => {
+        const { resource } = this.#options.context();
+        this.#options.log(`could not relay a ${describe(message)}: ${asAgentError(err, resource).message}`);
+      })
+      .finally(() => {
+        this.#sending -= 1;
+        this.#options.onRoom?.();
+      });
   }
 
   /** `message` was validated by the transport; only its kind is told apart here. */
@@ -153,6 +176,7 @@ export class Relay {
     if (pending === undefined) return;
     clearTimeout(pending.timer);
     this.#pending.delete(id);
+    this.#options.onRoom?.();
     if (this.#pending.size === 0) {
       this.#onIdle?.();
       this.#onIdle = undefined;

@@ -65,13 +65,16 @@ export async function runProxy(config: ProxyConfig): Promise<number> {
     onError: (err) => config.log(`upstream: ${plain(describeThrown(err))}`),
   });
   await upstream.start();
-  const channel = new StdioChannel(config.input, config.output, (message) => relay?.fromClient(message));
+  const channel = new StdioChannel(config.input, config.output, (message) => relay?.fromClient(message), {
+    hasRoom: () => relay?.hasRoom() ?? true,
+  });
   relay = new Relay({
     upstream,
     write: (message) => channel.write(message),
     log: config.log,
     timeoutMs: config.timeoutMs,
     context,
+    onRoom: () => channel.wake(),
   });
   tokens.prefetch();
   config.log(`relaying stdio to ${config.resource}`);

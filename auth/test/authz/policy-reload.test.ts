@@ -36,7 +36,7 @@ describe('policy reload', NEEDS_REDIS_SERVER, () => {
     await waitFor('the refusal', () => /policy reload refused/.test(authz.output.stderr));
     assert.match(
       authz.output.stderr,
-      /policy reload refused, the previous policy stays in force: .*grants\[0\]\.resources\[1\]\.scopes\[1\]: "bad scope" is not an RFC 6749 scope-token/,
+      /policy reload refused, the previous policy stays in force: .*grants\[0\]\.resources\[1\]\.scopes\[1\]: "bad scope" is not a notes scope \(allowed: notes:read, notes:write\)/,
     );
     assert.equal(await reloads(authz, 'invalid'), 1);
     // Still the policy before the invalid file: the agent has no grant.

@@ -11,6 +11,11 @@ import { ManualClock, START_MS } from '../support/manual-clock.js';
 import { localRedisConnection, NEEDS_REDIS_SERVER, startRedisServer } from '../support/redis-server.js';
 import { SUBJECT, signToken, testKey } from '../support/svid-fixtures.js';
 
+/** Granted by the harness's policy, besides SUBJECT. */
+const READER = 'spiffe://example.org/reader';
+/** In the trust domain, but not in the policy. */
+const STRANGER = 'spiffe://example.org/stranger';
+
 describe('replay, reject mode (default)', () => {
   it('refuses the second use of an SVID with 401 invalid_client and names the jti in the audit line', async (t) => {
     const h = await startHarness(t);
@@ -66,13 +71,59 @@ describe('replay, reject mode (default)', () => {
     for (const jti of ['a', 'b', 'c']) assert.equal((await h.post(h.form(await h.svid({ jti })))).status, 200);
   });
 
-  it('consumes an authenticated assertion even when a later policy check refuses it', async (t) => {
+  it('takes no room for an assertion the policy refuses, so a valid SVID of an ungranted workload cannot fill the store', async (t) => {
+    const clock = new ManualClock();
+    // Room for six: three for each of the two granted identities.
+    const cache = new ReplayCache({ clock: clock.now, capacity: 6 });
+    const h = await startHarness(t, { manualClock: clock, replayStore: cache });
+    for (let i = 0; i < 10; i++) {
+      const flood = await h.post(h.form(await h.svid({ sub: STRANGER })));
+      assert.equal(flood.status, 400);
+      assert.equal(((await flood.json()) as { error: string }).error, 'unauthorized_client');
+    }
+    assert.equal(cache.size, 0);
+    for (let i = 0; i < 3; i++) assert.equal((await h.post(h.form(await h.svid()))).status, 200);
+  });
+
+  it('does not consume an assertion that a policy check refuses: sent again with a granted scope, it gets its token once', async (t) => {
     const h = await startHarness(t);
-    const svid = await h.svid({ jti: 'spent' });
+    const svid = await h.svid({ jti: 'kept' });
     assert.equal((await h.post(h.form(svid, { scope: 'notes:admin' }))).status, 400);
-    const retry = await h.post(h.form(svid));
-    assert.equal(retry.status, 401);
+    assert.equal(await h.authz.replayStore.liveEntries(), 0);
+    assert.equal((await h.post(h.form(svid))).status, 200);
+    const again = await h.post(h.form(svid));
+    assert.equal(again.status, 401);
     assert.match(String(h.lastAudit().reason), /already used/);
+  });
+
+  it('answers a replayed assertion with the policy refusal first, as the order of the checks says', async (t) => {
+    const h = await startHarness(t);
+    const svid = await h.svid({ jti: 'used' });
+    assert.equal((await h.post(h.form(svid))).status, 200);
+    const res = await h.post(h.form(svid, { scope: 'notes:admin' }));
+    assert.equal(res.status, 400);
+    assert.equal(((await res.json()) as { error: string }).error, 'invalid_scope');
+  });
+
+  it('holds each SPIFFE ID to its share of the store: a granted workload that floods gets 503, the others keep getting tokens', async (t) => {
+    const clock = new ManualClock();
+    // Two identities in the policy: each may hold half of the four entries.
+    const cache = new ReplayCache({ clock: clock.now, capacity: 4 });
+    const h = await startHarness(t, { manualClock: clock, replayStore: cache });
+    for (let i = 0; i < 2; i++) assert.equal((await h.post(h.form(await h.svid({ sub: READER })))).status, 200);
+    const over = await h.post(h.form(await h.svid({ sub: READER })));
+    assert.equal(over.status, 503);
+    assert.deepEqual(await over.json(), {
+      error: 'temporarily_unavailable',
+      error_description: TOKEN_ENDPOINT_ERRORS.ERR_REPLAY_SHARE_FULL.description,
+    });
+    assert.match(
+      String(h.lastAudit().reason),
+      /^temporarily_unavailable: .*\(spiffe:\/\/example\.org\/reader holds 2 live entries, its share of the memory replay store's 4\)$/,
+    );
+    for (let i = 0; i < 2; i++) assert.equal((await h.post(h.form(await h.svid()))).status, 200);
+    h.clock.advanceS(330);
+    assert.equal((await h.post(h.form(await h.svid({ sub: READER })))).status, 200, 'the share is back after expiry');
   });
 
   it('keys the cache on (sub, jti): the same jti for another workload is a different entry', async (t) => {
@@ -87,7 +138,9 @@ describe('replay, reject mode (default)', () => {
     const cache = new ReplayCache({ clock: clock.now });
     const h = await startHarness(t, { manualClock: clock, replayStore: cache });
     // 9,999 real entries from earlier assertions of another workload, alive until exp + 30 s.
-    for (let i = 0; i < 9_999; i++) cache.record(`spiffe://example.org/reader jfill-${i}`, START_MS + 330_000);
+    for (let i = 0; i < 9_999; i++) {
+      cache.record({ owner: READER, id: `jfill-${i}`, untilMs: START_MS + 330_000 }, Number.MAX_SAFE_INTEGER);
+    }
     const last = h.form(await h.svid({ jti: 'ten-thousandth' }));
     assert.equal((await h.post(last)).status, 200);
     assert.equal(cache.size, 10_000);
@@ -108,6 +161,37 @@ describe('replay, reject mode (default)', () => {
     h.clock.advanceS(330);
     assert.equal((await h.post(h.form(await h.svid({ jti: 'after-expiry' })))).status, 200);
     assert.equal(cache.size, 1);
+  });
+});
+
+describe('replay, reject mode, on a Redis store shared by two replicas', NEEDS_REDIS_SERVER, () => {
+  it('takes no key for an ungranted workload and holds a flooding granted one to its share across replicas', async (t) => {
+    const redis = await startRedisServer(t);
+    const clock = new ManualClock(Date.now());
+    const replicas: AuthzHarness[] = [];
+    for (const name of ['a', 'b']) {
+      const events: string[] = [];
+      // Room for 6 keys: a share of 3 per granted identity (the share sets count too: the bound errs safe).
+      const store = new RedisReplayStore({
+        connection: localRedisConnection(redis.port),
+        namespace: ISSUER,
+        capacity: 6,
+        clock: clock.now,
+        onEvent: (event) => events.push(event),
+      });
+      t.after(() => store.close());
+      await waitFor(`store ${name} to connect`, () => events.some((event) => event.endsWith(': connected')));
+      const key = replicas[0]?.key;
+      replicas.push(await startHarness(t, { manualClock: clock, replayStore: store, ...(key && { key }) }));
+    }
+    const [a, b] = replicas as [AuthzHarness, AuthzHarness];
+    for (const h of [a, b, a, b]) assert.equal((await h.post(h.form(await h.svid({ sub: STRANGER })))).status, 400);
+    assert.equal(await a.authz.replayStore.liveEntries(), 0, 'the refused workload wrote nothing');
+    const statuses = [];
+    for (const h of [a, b, a, b]) statuses.push((await h.post(h.form(await h.svid({ sub: READER })))).status);
+    assert.deepEqual(statuses, [200, 200, 200, 503]);
+    assert.match(String(b.lastAudit().reason), /holds 3 live entries, its share of the redis replay store's 6/);
+    assert.equal((await b.post(b.form(await b.svid()))).status, 200, 'the other identity still has room');
   });
 });
 

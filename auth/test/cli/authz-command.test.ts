@@ -47,7 +47,8 @@ describe('notegate authz', () => {
       /--max-svid-lifetime SECONDS .*\(default: 300\)/,
       /--svid-replay reject\|allow-reuse-within-lifetime .*\(default: reject\)/,
       /--audit-log FILE .*\(default: stderr\)/,
-      /--replay-store STORE .*NOTEGATE_REDIS_PASSWORD.*\(default: memory\)/,
+      /--replay-store STORE .*\(default: memory\)/,
+      /--replay-store-password-file FILE .*\(default: none; else NOTEGATE_REDIS_PASSWORD\)/,
       /--replay-capacity N .*\(default: 10000 with memory, 1000000 with Redis\)/,
       /--signing-keys FILE .*\(default: none; one key generated in memory at start\)/,
       /--metrics-port PORT .*\(default: none: no metrics listener\)/,
@@ -67,7 +68,7 @@ describe('notegate authz', () => {
     assert.equal(code, 2);
     assert.match(
       stderr,
-      /bad\.yaml: grants\[0\]\.resources\[1\]\.scopes\[1\]: "bad scope" is not an RFC 6749 scope-token/,
+      /bad\.yaml: grants\[0\]\.resources\[1\]\.scopes\[1\]: "bad scope" is not a notes scope \(allowed: notes:read, notes:write\)/,
     );
   });
 
@@ -145,6 +146,26 @@ describe('notegate authz', () => {
       assert.match(output.stderr, message);
     });
   }
+
+  it('exits 2 on a signing key file that is not JSON (a bare base64 key), quoting none of it', async (t) => {
+    const { dir, policy, bundle } = await workspace(t);
+    const keys = join(dir, 'keys.b64');
+    const base64Der = testKey('P-256', 'k').privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64');
+    await writeFile(keys, base64Der, { mode: 0o600 });
+    const { code, stderr } = await authz([
+      '--issuer',
+      ISSUER,
+      '--policy',
+      policy,
+      '--jwt-bundle',
+      bundle,
+      '--signing-keys',
+      keys,
+    ]);
+    assert.equal(code, 2);
+    assert.match(stderr, /--signing-keys .*keys\.b64: not JSON/);
+    assert.doesNotMatch(stderr, /BEGIN|MI[A-Za-z0-9+/]{4}/);
+  });
 
   it('exits 2 naming both bundle sources when neither is given', async (t) => {
     const { policy } = await workspace(t);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
@@ -68,6 +69,29 @@ describe('notegate authz keygen', () => {
       assert.match(stderr, message, args.join(' '));
     }
     assert.equal(await readFile(path, 'utf8'), before);
+  });
+
+  it('runs concurrent changes of one file one after the other: no key is lost', async (t) => {
+    const path = await keyFilePath(t);
+    assert.equal((await keygen('--out', path, '--kid', 'first')).code, 0);
+    const runs = await Promise.all(
+      ['a', 'b', 'c', 'd', 'e'].map((kid) => keygen('--out', path, '--add', '--kid', kid)),
+    );
+    for (const run of runs) assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual((await kidsIn(path)).sort(), ['a', 'b', 'c', 'd', 'e', 'first']);
+    assert.equal((await stat(path)).mode & 0o777, 0o600);
+  });
+
+  it('quotes no key material of an existing file that is not JSON (a bare base64 key)', async (t) => {
+    const path = await keyFilePath(t);
+    const base64Der = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+      .privateKey.export({ format: 'der', type: 'pkcs8' })
+      .toString('base64');
+    await writeFile(path, base64Der);
+    const { code, stderr } = await keygen('--out', path, '--add');
+    assert.equal(code, 2);
+    assert.match(stderr, /signing-keys\.json: not JSON/);
+    assert.doesNotMatch(stderr, /BEGIN|MI[A-Za-z0-9+/]{4}/);
   });
 
   it('names the entry of an existing file that is not a valid key file', async (t) => {

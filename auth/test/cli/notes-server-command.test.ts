@@ -4,8 +4,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { assertOptionsDocumented, unwrapHelp } from '@notegate/kit/testing';
+import { reservePort } from '@notegate/kit/http';
+import { assertOptionsDocumented, unwrapHelp, waitFor } from '@notegate/kit/testing';
+import { TestAccessTokenIssuer } from '../support/access-token-issuer.js';
 import { runNotegate, startNotegate } from '../support/cli-process.js';
+import { mcpHeaders, rpc } from '../support/notes-server-fixture.js';
 
 const REQUIRED = [
   '--resource',
@@ -145,5 +148,34 @@ describe('notegate notes-server', () => {
     assert.equal(output.stdout, `${endpoint}\n`, 'one line on stdout');
     const [entry] = readFileSync(audit, 'utf8').trim().split('\n');
     assert.match(entry ?? '', /"component":"mcp_server:notes-a".*"decision":"deny"/);
+  });
+
+  it('on SIGHUP distrusts its key set and fetches it again, so a removed key stops at once; it keeps serving', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'notes-cli-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const port = await reservePort();
+    const resource = `http://127.0.0.1:${port}/mcp`;
+    const issuer = await TestAccessTokenIssuer.start(resource);
+    t.after(() => issuer.close());
+    const { child, output } = await startNotegate(t, [
+      'notes-server',
+      ...['--resource', resource, '--issuer', issuer.issuer, '--jwks-uri', issuer.jwksUri],
+      ...['--port', String(port), '--notes-dir', join(dir, 'notes'), '--audit-log', join(dir, 'audit.log')],
+    ]);
+    const call = (token: string) =>
+      fetch(resource, { method: 'POST', headers: mcpHeaders(token), body: rpc('tools/list') });
+    const old = await issuer.sign();
+    assert.equal((await call(old)).status, 200);
+    await issuer.rotate({ retire: true });
+    assert.equal((await call(old)).status, 200, 'within the maximum age the set in memory stands');
+    const fetches = issuer.fetchCount;
+    child.kill('SIGHUP');
+    await waitFor('the refetch', () => /notes-server: key set refetched: kids /.test(output.stderr));
+    assert.equal(issuer.fetchCount, fetches + 1);
+    assert.equal((await call(old)).status, 401, 'the removed key no longer verifies');
+    assert.equal((await call(await issuer.sign())).status, 200, 'the new key does');
+    assert.equal(child.exitCode, null, 'SIGHUP does not stop the server');
+    child.kill('SIGTERM');
+    assert.deepEqual(await once(child, 'exit'), [0, null]);
   });
 });

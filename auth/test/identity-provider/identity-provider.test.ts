@@ -150,7 +150,7 @@ describe('development identity provider with the Workload API client', () => {
     await failsWith(
       'UNAVAILABLE',
       client.fetchJwtSvid({ audience: AUDIENCE }),
-      /FetchJWTSVID at unix:\/\/.*missing\.sock failed: UNAVAILABLE/,
+      /FetchJWTSVID at unix:\/\/.*missing\.sock failed: cannot connect: no socket at that path/,
     );
   });
 

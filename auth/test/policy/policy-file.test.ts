@@ -86,7 +86,7 @@ describe('parsePolicy', () => {
     ],
     [
       'a duplicate spiffe_id',
-      `${EXAMPLE}  - spiffe_id: spiffe://example.org/agent\n    resources:\n      - resource: http://x/mcp\n        scopes: [a]\n`,
+      `${EXAMPLE}  - spiffe_id: spiffe://example.org/agent\n    resources:\n      - resource: http://x/mcp\n        scopes: [notes:read]\n`,
       /grants\[1\]\.spiffe_id: 'spiffe:\/\/example\.org\/agent' duplicates grants\[0\]\.spiffe_id/,
     ],
     [
@@ -130,14 +130,19 @@ describe('parsePolicy', () => {
       /grants\[0\]\.resources\[1\]\.resource: .* duplicates grants\[0\]\.resources\[0\]\.resource/,
     ],
     [
+      'a scope no notes tool has (a typo), with the allowed ones',
+      variant('[notes:read, notes:write]', '[notes:read, notes:wrte]'),
+      /grants\[0\]\.resources\[0\]\.scopes\[1\]: "notes:wrte" is not a notes scope \(allowed: notes:read, notes:write\)/,
+    ],
+    [
       'a scope that is not a scope-token',
       variant('[notes:read, notes:write]', '[notes:read, "notes write"]'),
-      /grants\[0\]\.resources\[0\]\.scopes\[1\]: "notes write" is not an RFC 6749 scope-token/,
+      /grants\[0\]\.resources\[0\]\.scopes\[1\]: "notes write" is not a notes scope/,
     ],
     [
       'a scope that is a number',
       variant('[notes:read]', '[notes:read, 7, x]'),
-      /grants\[0\]\.resources\[1\]\.scopes\[1\]: 7 is not an RFC 6749 scope-token/,
+      /grants\[0\]\.resources\[1\]\.scopes\[1\]: 7 is not a notes scope/,
     ],
     ['a duplicate scope', variant('[notes:read]', '[notes:read, notes:read]'), /scopes\[1\]: 'notes:read' duplicates/],
     [

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Client, ProtocolError } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -16,10 +17,15 @@ import { Cleanups } from '../support/cleanups.js';
 import { MAIN } from '../support/cli-process.js';
 import { JWT_PATTERN, ProxyProcess } from '../support/proxy-process.js';
 
-const INSPECTOR = join(
-  dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector/package.json')),
-  'clients/launcher/build/index.js',
-);
+/**
+ * The MCP Inspector declares Node >= 22.19 (we promise 20.12), so it is not a dependency of the repository:
+ * `npm run test-tools` installs it into tools/mcp-inspector (docs/install.md#test-tools), and `.ci/run` does.
+ */
+const INSPECTOR_DIR = fileURLToPath(new URL('../../../../tools/mcp-inspector/', import.meta.url));
+const INSPECTOR = join(INSPECTOR_DIR, 'node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js');
+const NEEDS_INSPECTOR = {
+  skip: existsSync(INSPECTOR) ? false : `the MCP Inspector is not installed in ${INSPECTOR_DIR} (npm run test-tools)`,
+};
 
 interface ToolsAnswer {
   readonly tools: readonly { readonly name: string }[];
@@ -156,7 +162,7 @@ describe('notegate proxy under real MCP clients', () => {
     );
 
   for (const era of ['legacy', 'modern'] as const) {
-    it(`MCP Inspector CLI (${era} era): tools/list and tools/call notes.search`, async () => {
+    it(`MCP Inspector CLI (${era} era): tools/list and tools/call notes.search`, NEEDS_INSPECTOR, async () => {
       const listed = await inspector('--protocol-era', era, '--method', 'tools/list');
       const tools = JSON.parse(listed.stdout) as ToolsAnswer;
       assert.deepEqual(

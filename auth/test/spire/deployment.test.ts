@@ -116,14 +116,18 @@ describe('SPIRE: a local 1.15.3 deployment (real server and agents)', { skip: sp
       assert.notEqual(decodeJwt(other).jti, decodeJwt(first).jti, 'another audience is another cache entry');
     });
 
-    it('counts the JWT-SVIDs its agents hand out, cached ones included', async (t) => {
-      const before = deployment.jwtSvidsServed;
+    it('counts the JWT-SVIDs its agents hand out, cached ones included, per SPIFFE ID', async (t) => {
+      // Per ID: the log lines of the previous test's fetches (another workload) may still be on the way.
+      const reader = 'spiffe://example.org/reader';
+      const before = deployment.jwtSvidsServedTo(reader);
+      const totalBefore = deployment.jwtSvidsServed;
       const client = spireClient(t, deployment, 'reader');
       await client.fetchJwtSvid({ audience: AUDIENCE });
       await client.fetchJwtSvid({ audience: AUDIENCE });
       // The agent logs the line before it answers; its pipe may still be on the way here.
-      await waitFor('two more log lines', () => deployment.jwtSvidsServed >= before + 2);
-      assert.equal(deployment.jwtSvidsServed, before + 2);
+      await waitFor('two more log lines', () => deployment.jwtSvidsServedTo(reader) >= before + 2);
+      assert.equal(deployment.jwtSvidsServedTo(reader), before + 2);
+      assert.ok(deployment.jwtSvidsServed >= totalBefore + 2);
     });
 
     it('stops every process and removes its sockets on close', async () => {

@@ -139,11 +139,18 @@ describe('mcp-svid-stdio run', () => {
     const run = runWrapper(h.config);
     await h.ready();
     const path = h.record()?.path ?? '';
-    // The file is written on the thread pool: wait for it rather than for the fake timers alone.
+    // The file is written on the thread pool: wait for it rather than for the fake timers alone, and then
+    // for the scheduler to take the new token (its expiry timer 300 s out). The file shows the new token
+    // before the write's folder sync returns; moving the clock on before that would let the first
+    // token's expiry timer fire.
+    const installed = async (token: string) => {
+      await waitFor(`the file to hold ${token}`, () => readFileSync(path, 'utf8') === token);
+      await waitFor(`the refresh of ${token} to be armed`, () => h.timers.pendingDelays().includes(300_000));
+    };
     await h.timers.advanceMs(180_000);
-    await waitFor('the second token', () => readFileSync(path, 'utf8') === 'token-2');
+    await installed('token-2');
     await h.timers.advanceMs(180_000);
-    await waitFor('the third token', () => readFileSync(path, 'utf8') === 'token-3');
+    await installed('token-3');
     h.signal('SIGTERM');
     assert.equal(await run, 143);
   });

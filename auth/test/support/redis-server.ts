@@ -27,8 +27,8 @@ export interface RedisServer {
   readonly url: string;
   /** Stops it (SIGKILL to its process group); its data is gone. */
   stop(): Promise<void>;
-  /** Starts it again on the same port, empty. */
-  restart(): Promise<void>;
+  /** Starts it again on the same port, empty, with `args` in place of the ones it had (the same by default). */
+  restart(args?: readonly string[]): Promise<void>;
   /** Freezes it (SIGSTOP): connections stay open, nothing is answered. */
   pause(): void;
   /** Thaws it (SIGCONT). */
@@ -36,15 +36,17 @@ export interface RedisServer {
 }
 
 /**
- * Starts redis-server on a free loopback port with a temporary directory; the registrar stops it
- * and removes the directory, also when the test fails or times out. `.ci/run` installs the package.
+ * Starts redis-server on a free loopback port with a temporary directory, and `args` for its
+ * configuration (`--maxmemory-policy allkeys-lru`, `--requirepass …`); the registrar stops it and
+ * removes the directory, also when the test fails or times out. `.ci/run` installs the package.
  */
-export async function startRedisServer(t: Registrar): Promise<RedisServer> {
+export async function startRedisServer(t: Registrar, args: readonly string[] = []): Promise<RedisServer> {
   const port = await reservePort();
   const dir = await mkdtemp(join(tmpdir(), 'notegate-redis-'));
   // Nothing of redis lives there (no persistence): the cleanups may run in any order.
   t.after(() => rm(dir, { recursive: true, force: true }));
-  let child: ChildProcess | undefined = await spawnRedis(t, port, dir);
+  let current = args;
+  let child: ChildProcess | undefined = await spawnRedis(t, port, dir, current);
   const stop = async () => {
     const running = child;
     child = undefined;
@@ -54,9 +56,10 @@ export async function startRedisServer(t: Registrar): Promise<RedisServer> {
     port,
     url: `redis://127.0.0.1:${port}/0`,
     stop,
-    restart: async () => {
+    restart: async (next = current) => {
       await stop();
-      child = await spawnRedis(t, port, dir);
+      current = next;
+      child = await spawnRedis(t, port, dir, current);
     },
     pause: () => signal(child, 'SIGSTOP'),
     resume: () => signal(child, 'SIGCONT'),
@@ -74,9 +77,9 @@ function signal(child: ChildProcess | undefined, name: NodeJS.Signals): void {
   process.kill(child.pid, name);
 }
 
-function spawnRedis(t: Registrar, port: number, dir: string): Promise<ChildProcess> {
+function spawnRedis(t: Registrar, port: number, dir: string, extra: readonly string[]): Promise<ChildProcess> {
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'];
-  const child = spawnInGroup(t, 'redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnInGroup(t, 'redis-server', [...args, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {

@@ -1,7 +1,8 @@
 import { type Command, type CommandLine, EXIT, parseChoice, UsageError } from '@notegate/kit/cli';
 import { findModel, hasVectors, type ModelSpec, modelWhitelist } from '../config/models.js';
 import type { Split } from '../eval/beir-dataset.js';
-import { EVAL_MODES, type EvalMode, runEval } from '../eval/run-eval.js';
+import { runEval } from '../eval/run-eval.js';
+import { EVAL_MODES, type EvalMode } from '../eval/score-mode.js';
 import { formatReport, reportJson } from './eval-output.js';
 import { createEvalProgress } from './eval-progress.js';
 import { CONFIG_OPTION, configFor, type RagCommandDeps } from './rag-command.js';

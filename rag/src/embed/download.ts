@@ -2,8 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { open, rename } from 'node:fs/promises';
 import path from 'node:path';
-import type { ModelFile, ModelSpec } from '../config/models.js';
+import { hasVectors, type ModelFile, type ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
+import { requireEmbeddingRuntime } from './embedding-runtime.js';
 import { hubFileUrl, missingModelFiles, modelFilePath, placeFilesMessage } from './model-files.js';
 
 export type FetchLike = (url: URL, init: { signal: AbortSignal }) => Promise<Response>;
@@ -33,6 +34,8 @@ export function noDownloads(hubUrl: URL): DownloadOptions {
  * file, checked against its pinned SHA-256 and only then renamed into place.
  */
 export async function ensureModelFiles(model: ModelSpec, cacheDir: string, options: DownloadOptions): Promise<void> {
+  // Nothing is worth downloading for a model the installed packages cannot run.
+  if (hasVectors(model)) requireEmbeddingRuntime(model);
   const missing = missingModelFiles(cacheDir, model);
   if (missing.length === 0) return;
   const place = () => placeFilesMessage(cacheDir, model, missingModelFiles(cacheDir, model), options.hubUrl);

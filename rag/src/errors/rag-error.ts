@@ -2,8 +2,12 @@
 export type RagErrorCode =
   /** The model files are missing and could not be downloaded. */
   | 'ERR_MODEL_UNAVAILABLE'
+  /** The model needs @huggingface/transformers (an optional peer dependency) and it is not installed. */
+  | 'ERR_EMBEDDING_RUNTIME_MISSING'
   /** A downloaded model file does not have its pinned SHA-256. */
   | 'ERR_MODEL_HASH_MISMATCH'
+  /** `model install` refused its sources (not the model's files, unreadable, unpinned); nothing was installed. */
+  | 'ERR_MODEL_INSTALL'
   /** The model produced something other than one vector of its dimension per input. */
   | 'ERR_EMBEDDING'
   /** Another `index` run holds the index. */

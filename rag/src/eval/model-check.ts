@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { hasVectors, MODEL_WEIGHTS_FILE, type ModelSpec } from '../config/models.js';
 import { modelFilePath } from '../embed/model-files.js';
-import { hashFile } from '../indexer/model-identity.js';
+import { hashFile } from '../embed/model-inventory.js';
 
 /** Whether the weights in the cache are the official release's (docs/retrieval.md#eval). */
 export interface WeightsCheck {

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
-import { createReadStream, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { MODEL_WEIGHTS_FILE, type ModelSpec } from '../config/models.js';
 import { modelFilePath } from '../embed/model-files.js';
+import { hashFile } from '../embed/model-inventory.js';
 
 /** The model files whose bytes shape vectors: the weights and the tokenizer. */
 const IDENTITY_FILES = [MODEL_WEIGHTS_FILE, 'tokenizer.json'];
@@ -51,10 +51,4 @@ function parseCached(value: string | undefined): { stamp: string; sha256: string
     // A damaged cache entry is recomputed.
   }
   return undefined;
-}
-
-export async function hashFile(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk);
-  return hash.digest('hex');
 }

@@ -3,19 +3,20 @@ import type { HitRow } from '../snapshot/hit-rows.js';
 import type { IndexSnapshot } from '../snapshot/index-snapshot.js';
 import { dotRow } from '../vectors/vector-scan.js';
 import { denseLeg } from './dense-leg.js';
+import { DEFAULT_FUSION, type FusedCandidate, type FusionSettings, fuse, type LegHit } from './fusion.js';
 import { type LexicalTier, lexicalLeg } from './lexical-leg.js';
 import { mmrOrder } from './mmr.js';
-import { DEFAULT_FUSION_WEIGHTS, type FusedCandidate, type FusionWeights, fuseRrf } from './rrf.js';
 
 /** Which legs a search runs (docs/retrieval.md#post-search). */
 export type SearchMode = 'hybrid' | 'dense' | 'lexical';
 export const SEARCH_MODES: readonly SearchMode[] = ['hybrid', 'dense', 'lexical'];
 
 /**
- * Candidates each leg contributes to fusion and to the MMR pool, whatever
- * `top` is, so the first page is the same for `top: 10` and `top: 50`
- * (docs/retrieval.md#fusion-and-mmr). Also the most hits one search returns
- * (`eval` reads 100 for Recall@100).
+ * The most hits one search returns (`eval` reads 100 for Recall@100), the
+ * depth of a leg searched alone, and the MMR pool. In hybrid each leg
+ * contributes the fusion's own depth of candidates, whatever `top` is, so the
+ * first page is the same for `top: 10` and `top: 50`
+ * (docs/retrieval.md#fusion-and-mmr).
  */
 export const LEG_DEPTH = 100;
 
@@ -29,11 +30,12 @@ export interface SearchOptions {
   readonly mode: SearchMode;
   readonly mmr: boolean;
   readonly mmrLambda: number;
-  readonly weights?: FusionWeights;
+  /** How hybrid fuses the legs; default DEFAULT_FUSION (`eval` and the benchmarks try others). */
+  readonly fusion?: FusionSettings;
 }
 
 export interface SearchHit extends HitRow {
-  /** Cosine similarity (dense) or the fused reciprocal-rank score (hybrid, lexical); see docs/retrieval.md#post-search. */
+  /** Cosine similarity (dense) or the fused score (hybrid, lexical); see docs/retrieval.md#post-search. */
   readonly score: number;
   readonly denseRank: number | undefined;
   readonly lexicalRank: number | undefined;
@@ -81,23 +83,26 @@ export function searchSnapshot(
   if (options.top > LEG_DEPTH) throw new RangeError(`top is at most ${LEG_DEPTH}`);
   if (needsVectors(options) && snapshot.meta.dimension === 0) throw noVectorsError(options);
   const filter = snapshot.filter(options.vaults, options.namespaces);
-  let dense: ReturnType<typeof denseLeg> = [];
+  const fusion = options.fusion ?? DEFAULT_FUSION;
+  // A single leg lists LEG_DEPTH hits; in hybrid each leg contributes the fusion's depth of candidates.
+  const depth = options.mode === 'hybrid' ? fusion.depth : LEG_DEPTH;
+  let dense: LegHit[] = [];
   if (options.mode !== 'lexical') {
     if (!queryVector) throw new Error(`a ${options.mode} search needs the query vector`);
-    dense = denseLeg(snapshot.vectors, queryVector, LEG_DEPTH, filter.ranges);
+    dense = denseLeg(snapshot.vectors, queryVector, depth, filter.ranges);
   }
   const lexical =
     options.mode === 'dense'
-      ? { chunkIds: [], tiers: [] }
-      : lexicalLeg(options.query, LEG_DEPTH, snapshot.lexical, filter.scope);
+      ? { chunkIds: [], scores: [], tiers: [] }
+      : lexicalLeg(options.query, depth, snapshot.lexical, filter.scope);
   // Dense alone keeps its cosine as the score.
   const candidates: FusedCandidate[] =
     options.mode === 'dense'
       ? dense.map((d, i) => ({ chunkId: d.chunkId, score: d.score, denseRank: i + 1, lexicalRank: undefined }))
-      : fuseRrf(
-          dense.map((d) => d.chunkId),
-          lexical.chunkIds,
-          options.weights ?? DEFAULT_FUSION_WEIGHTS,
+      : fuse(
+          dense,
+          lexical.chunkIds.map((chunkId, i) => ({ chunkId, score: lexical.scores[i] ?? 0 })),
+          fusion,
         );
   const chosen = options.mmr ? diversify(snapshot, candidates, options) : candidates.slice(0, options.top);
   const rows = snapshot.hitRows(chosen.map((c) => c.chunkId));

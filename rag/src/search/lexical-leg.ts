@@ -9,6 +9,8 @@ export type LexicalTier = 'phrase' | 'words' | 'substrings';
 export interface LexicalResult {
   /** Chunk ids, best first, at most the depth asked for. */
   readonly chunkIds: readonly number[];
+  /** Each chunk's −bm25 in the tier that listed it (higher is better; tiers have their own scales). */
+  readonly scores: readonly number[];
   /** The tiers that contributed (for the response header and tests). */
   readonly tiers: readonly LexicalTier[];
 }
@@ -37,13 +39,14 @@ export function lexicalLeg(query: string, depth: number, source: LexicalSource, 
   // The trigram table comes with the n-gram word table; the fallback layout has neither.
   const trigrams = source.layout === 'words+trigram';
   const analysed = queryTerms(query, { ngrams: trigrams });
-  const listed = new Set<number>();
+  const listed = new Map<number, number>();
   const tiers: LexicalTier[] = [];
   const append = (tier: LexicalTier, ranked: readonly RankedChunk[]) => {
     const before = listed.size;
-    for (const { chunkId } of ranked) {
+    for (const { chunkId, bm25 } of ranked) {
       if (listed.size >= depth) break;
-      listed.add(chunkId);
+      // FTS5's bm25() is lower for better matches.
+      if (!listed.has(chunkId)) listed.set(chunkId, -bm25);
     }
     if (listed.size > before) tiers.push(tier);
   };
@@ -55,7 +58,7 @@ export function lexicalLeg(query: string, depth: number, source: LexicalSource, 
   if (listed.size < depth && trigrams && substrings.length > 0) {
     append('substrings', source.rankSubstrings(anyOf(substrings.map(quote)), scope, depth + listed.size));
   }
-  return { chunkIds: [...listed], tiers };
+  return { chunkIds: [...listed.keys()], scores: [...listed.values()], tiers };
 }
 
 /**

@@ -4,7 +4,11 @@ import { describe, it } from 'node:test';
 import { NO_MODEL } from '../../src/config/models.js';
 import { noDownloads } from '../../src/embed/download.js';
 import { RagError } from '../../src/errors/rag-error.js';
+import { loadBeirDataset } from '../../src/eval/beir-dataset.js';
+import { buildEvalIndex } from '../../src/eval/eval-index.js';
 import { type EvalProgress, runEval } from '../../src/eval/run-eval.js';
+import { scoreMode } from '../../src/eval/score-mode.js';
+import { DEFAULT_FUSION } from '../../src/search/fusion.js';
 import { smallDataset } from '../../test-support/dataset.js';
 import { MINILM, model, sharedEmbedder, tempDir } from '../../test-support/fixtures.js';
 import { testModelCache } from '../../test-support/test-model/test-model.js';
@@ -69,6 +73,65 @@ describe('runEval', () => {
     assert.equal(report.weights?.officialSha256, official);
     assert.match(String(report.weights?.sha256), /^[0-9a-f]{64}$/);
     assert.equal(report.weights?.verified, false, 'the test model is not the released MiniLM');
+  });
+
+  it('scores any number of modes and fusions over one index build, and a second build in the same folder embeds nothing', async (t) => {
+    const dataset = await loadBeirDataset(smallDataset(t), 'test');
+    const work = tempDir(t);
+    const embedded: number[] = [];
+    const build = () =>
+      buildEvalIndex({
+        documents: dataset.documents,
+        model: model(MINILM),
+        modelCacheDir: testModelCache(),
+        download: OFFLINE,
+        workDir: work,
+        loadEmbedder: async (spec) => {
+          const shared = await sharedEmbedder(spec.id);
+          return {
+            ...shared,
+            embedTexts: async (inputs) => {
+              embedded.push(inputs.length);
+              return shared.embedTexts(inputs);
+            },
+          };
+        },
+      });
+    const built = await build();
+    t.after(() => built.close());
+    assert.equal(built.chunks, 5);
+    const chunksEmbedded = embedded.reduce((a, b) => a + b, 0);
+    assert.equal(chunksEmbedded, 5);
+    const lexical = await scoreMode(built, dataset, 'lexical');
+    assert.equal(lexical.ndcgAt10, 1);
+    const fusions = [
+      DEFAULT_FUSION,
+      { ...DEFAULT_FUSION, method: 'convex' as const },
+      { ...DEFAULT_FUSION, depth: 3, guard: { depth: 2, full: 0.5 } },
+    ];
+    for (const fusion of fusions) {
+      const report = await scoreMode(built, dataset, 'hybrid', { fusion });
+      assert.equal(report.mode, 'hybrid');
+      assert.ok(report.ndcgAt10 >= 0 && report.ndcgAt10 <= 1);
+    }
+    assert.equal(
+      embedded.reduce((a, b) => a + b, 0),
+      chunksEmbedded,
+      'scoring embeds no passage',
+    );
+    await built.close();
+    const again = await build();
+    t.after(() => again.close());
+    assert.equal(
+      embedded.reduce((a, b) => a + b, 0),
+      chunksEmbedded,
+      'the kept index is reused',
+    );
+    assert.deepEqual(await scoreMode(again, dataset, 'lexical', { clock: () => 0 }), {
+      ...lexical,
+      queryMsP50: 0,
+      queryMsP95: 0,
+    });
   });
 
   it('refuses vector modes without a model before reading anything', async (t) => {

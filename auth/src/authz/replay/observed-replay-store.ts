@@ -13,10 +13,10 @@ export function observedReplayStore(store: ReplayStore, observer: ReplayStoreObs
     capacity: store.capacity,
     liveEntries: () => store.liveEntries(),
     close: () => store.close(),
-    async record(key, untilMs) {
+    async record(entry, shareLimit) {
       const startedMs = performance.now();
       try {
-        const result = await store.record(key, untilMs);
+        const result = await store.record(entry, shareLimit);
         observer.observe((performance.now() - startedMs) / 1000, null);
         return result;
       } catch (err) {

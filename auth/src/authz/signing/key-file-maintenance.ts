@@ -2,6 +2,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { errorMessage, writeFileAtomic } from '@notegate/kit';
+import type { FileLock } from '../../shared/file-lock.js';
+import { acquireFileLock, FileLockBusyError } from '../../shared/file-lock.js';
 import type { PrivateKeyEntry } from './key-file.js';
 import { parseKeyFileEntries, parseSigningKeyFile, privateKeyEntry } from './key-file.js';
 import { thumbprintKid } from './signing-key.js';
@@ -21,11 +23,34 @@ export interface KeyFileOutcome {
 }
 
 /**
- * Applies `change` to the key file at `path`. The file is replaced whole and atomically (mode 0600),
- * so a token service watching it reads the old set or the new one, never half of one; the new
- * content is checked as the service would check it before it is written.
+ * docs/protocol.md#key-rotation: how long a change waits for another `keygen` holding the file's lock;
+ * one change takes well under a second.
+ */
+const KEY_FILE_LOCK_WAIT_MS = 30_000;
+
+/**
+ * Applies `change` to the key file at `path`. The read, the change and the write happen under an
+ * exclusive lock on `<path>.lock`, so two changes at once run one after the other and neither is lost
+ * (each used to read the same file and the last rename won). The file is replaced whole and atomically
+ * (mode 0600), so a token service watching it reads the old set or the new one, never half of one; the
+ * new content is checked as the service would check it before it is written.
  */
 export async function changeKeyFile(path: string, change: KeyFileChange): Promise<KeyFileOutcome> {
+  let lock: FileLock;
+  try {
+    lock = await acquireFileLock(`${path}.lock`, KEY_FILE_LOCK_WAIT_MS);
+  } catch (err) {
+    if (err instanceof FileLockBusyError) throw new Error(`another keygen is changing ${path}: ${err.message}`);
+    throw new Error(`cannot lock ${path}: ${errorMessage(err)}`);
+  }
+  try {
+    return await applyChange(path, change);
+  } finally {
+    lock.release();
+  }
+}
+
+async function applyChange(path: string, change: KeyFileChange): Promise<KeyFileOutcome> {
   const exists = await stat(path).then(
     () => true,
     () => false,

@@ -42,8 +42,10 @@ export function parseKeyFileEntries(text: string): [PrivateKeyEntry, ...PrivateK
   let document: unknown;
   try {
     document = JSON.parse(text);
-  } catch (err) {
-    throw new Error(`not JSON: ${errorMessage(err)}`);
+  } catch {
+    // V8's message quotes the text around the fault, and that text is private key material
+    // (docs/security.md#shared-capacity-secrets-and-operators-tools): no part of it goes into a message.
+    throw new Error('not JSON (the parser message is withheld: it would quote the private keys)');
   }
   const file = KEY_FILE.safeParse(document);
   if (!file.success) throw new Error(describeIssue(file.error.issues[0], 'a JWK Set {"keys": [...]}'));

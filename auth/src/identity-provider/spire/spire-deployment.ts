@@ -19,6 +19,8 @@ const DEFAULT_JWT_SVID_TTL_S = 300;
 const SERVER_START_ATTEMPTS = 3;
 /** Ours: a join token only has to last until its agent has attested, seconds after it is made. */
 const JOIN_TOKEN_TTL_S = 600;
+/** The workload's ID in an agent's log line (logrus quotes a value holding ':'). */
+const SPIFFE_ID_FIELD = /\bspiffe_id="?(spiffe:\/\/[^"\s]+)/;
 
 export interface SpireDeploymentOptions {
   readonly binaries: SpireBinaries;
@@ -47,6 +49,7 @@ export class SpireDeployment {
   #server: RunningChild | undefined;
   #serverPort = 0;
   #jwtSvidsServed = 0;
+  readonly #jwtSvidsServedTo = new Map<string, number>();
 
   private constructor(options: SpireDeploymentOptions) {
     this.options = options;
@@ -94,6 +97,11 @@ export class SpireDeployment {
   /** JWT-SVIDs the agents have handed to workloads so far (cached ones included), from their logs. */
   get jwtSvidsServed(): number {
     return this.#jwtSvidsServed;
+  }
+
+  /** The same, for one SPIFFE ID. */
+  jwtSvidsServedTo(spiffeId: string): number {
+    return this.#jwtSvidsServedTo.get(spiffeId) ?? 0;
   }
 
   /** The daemons running now (server and agents), for a caller that reports crashes. */
@@ -241,7 +249,10 @@ export class SpireDeployment {
     const child = children.start(`spire-agent (${agent.label})`, binaries.agent, ['run', '-config', agent.configPath]);
     this.#agentProcesses.set(agent.label, child);
     child.onLine((line) => {
-      if (line.includes('msg="Fetched JWT SVID"')) this.#jwtSvidsServed += 1;
+      if (!line.includes('msg="Fetched JWT SVID"')) return;
+      this.#jwtSvidsServed += 1;
+      const spiffeId = SPIFFE_ID_FIELD.exec(line)?.[1];
+      if (spiffeId !== undefined) this.#jwtSvidsServedTo.set(spiffeId, this.jwtSvidsServedTo(spiffeId) + 1);
     });
     // The agent's own health check says nothing about entries: ask as each workload, as it will ask.
     await Promise.all(

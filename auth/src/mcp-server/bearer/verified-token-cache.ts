@@ -9,8 +9,9 @@ const VERIFIED_TOKEN_CACHE_ENTRIES = 10_000;
  * payload and signature), so a hit is a byte-identical token that already
  * passed; the iss/aud/claim checks depend only on start-up configuration; an
  * entry is used only while now < exp (checked on every hit with the same
- * clock); the whole cache is cleared whenever a refetch removes or changes a
- * key (a removed key stops working at once); refusals are never cached; and it is
+ * clock); the verifier uses an entry only while the key set is fresh, and the
+ * whole cache is cleared whenever a refetch removes or changes a key (a removed
+ * key stops working at once); refusals are never cached; and it is
  * bounded (the oldest entry is evicted first).
  */
 export class VerifiedTokenCache {

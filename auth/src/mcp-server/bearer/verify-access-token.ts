@@ -38,7 +38,9 @@ export type AccessTokenVerifier = (token: string, witness?: VerificationWitness)
 export function createAccessTokenVerifier(options: AccessTokenVerifierOptions): AccessTokenVerifier {
   const { issuer, resource, keys, clock, cache, maxLifetimeS } = options;
   return async (token, witness) => {
-    const remembered = cache?.get(token, epochSeconds(clock));
+    // A remembered token stands only while the key set it was checked against is fresh: past the
+    // maximum age it is checked in full, which refetches the set (docs/protocol.md#key-set-refetch).
+    const remembered = keys.isFresh() ? cache?.get(token, epochSeconds(clock)) : undefined;
     if (remembered) return remembered;
     const header = decodeTokenHeader(token);
     checkTokenType(header);

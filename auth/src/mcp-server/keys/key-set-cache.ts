@@ -8,8 +8,12 @@ import { reconcileKeySet } from './key-set-document.js';
 
 /** docs/protocol.md#limits: a key-set refetch (for an unknown kid, or after a failure) at most once every 10 s. */
 const REFETCH_INTERVAL_MS = 10_000;
-/** A fetched key set is trusted this long; then the next request refetches it (a removed key stops working). */
-const KEY_SET_MAX_AGE_MS = 10 * 60_000;
+/**
+ * docs/protocol.md#key-set-refetch: a fetched key set is trusted this long; then the next request
+ * refetches it, so a key removed at the authorization server stops working here within a minute
+ * (sooner on SIGHUP: refetchNow). Longer would outlast the tokens the removed key may have signed.
+ */
+export const KEY_SET_MAX_AGE_MS = 60_000;
 
 export interface KeySetCacheOptions {
   /** Fetches and parses the key set from --jwks-uri; throws on any failure. */
@@ -65,6 +69,24 @@ export class KeySetCache {
     const fetched = this.#keys?.get(kid);
     if (fetched) return fetched;
     throw bearerError('ERR_KEY_UNKNOWN', `kid ${clip(kid)} not in refetched key set`);
+  }
+
+  /** Whether the set was fetched within the maximum age: what was verified with it may be trusted still. */
+  isFresh(): boolean {
+    return this.#keys !== undefined && !this.#isStale();
+  }
+
+  /**
+   * The operator's refetch (docs/protocol.md#key-set-refetch): the set in memory is no longer trusted,
+   * and one fetch starts now, whatever the rate limit. A fetch already under way may carry the set of
+   * before the request, so this one starts after it. Until a fetch succeeds, requests refetch (rate
+   * limited) and fail closed. Resolves with the kids of the new set, or rejects with why it failed.
+   */
+  async refetchNow(): Promise<readonly string[]> {
+    await this.#inFlight;
+    this.#fetchedAtMs = Number.NEGATIVE_INFINITY;
+    if (!(await this.#refresh())) throw new Error(this.#lastFailure);
+    return [...(this.#keys?.keys() ?? [])];
   }
 
   /** The imported P-256 verification key (public members only), imported once per key (refetches keep unchanged entries). */

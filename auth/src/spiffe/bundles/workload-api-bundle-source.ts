@@ -12,7 +12,7 @@ export interface WorkloadApiBundleSourceOptions {
   readonly client: WorkloadApiClient;
   /** Delay before reopening the stream; reset by every message received. */
   readonly backoff?: BackoffPolicy;
-  /** Reconnects, stops and skipped keys, for the operator's log. */
+  /** Stream failures (each distinct one once), recoveries, stops and skipped keys, for the operator's log. */
   readonly onEvent?: (message: string) => void;
 }
 
@@ -32,6 +32,8 @@ export class WorkloadApiBundleSource extends StateBackedBundleSource {
   private stream: StreamHandle | null = null;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private attempt = 0;
+  /** The last failure reported; a reconnect that fails the same way again is not worth another line. */
+  private reportedFailure: string | undefined;
   private updates: Promise<void> = Promise.resolve();
   private closed = false;
 
@@ -61,6 +63,8 @@ export class WorkloadApiBundleSource extends StateBackedBundleSource {
     this.stream = this.client.watchJwtBundles({
       onBundles: (bundles) => {
         this.attempt = 0;
+        if (this.reportedFailure !== undefined) this.onEvent('JWT bundle stream open again');
+        this.reportedFailure = undefined;
         // Imports are async; chaining keeps messages applied in the order they arrived.
         this.updates = this.updates
           .then(() => this.apply(bundles))
@@ -99,7 +103,10 @@ export class WorkloadApiBundleSource extends StateBackedBundleSource {
       return;
     }
     const delayMs = backoffDelayMs(this.backoff, this.attempt++);
-    this.onEvent(`${error.message}; reconnecting in ${delayMs} ms`);
+    if (error.message !== this.reportedFailure) {
+      this.onEvent(`${error.message}; retrying (at most every ${this.backoff.maxMs / 1000} s) until it answers`);
+      this.reportedFailure = error.message;
+    }
     this.reconnectTimer = setTimeout(() => this.open(), delayMs);
   }
 }

@@ -5,7 +5,7 @@ import { decodeJwt } from 'jose';
 import type { BackoffPolicy } from '../../shared/backoff.js';
 import { backoffDelayMs, sleep } from '../../shared/backoff.js';
 import type { WorkloadApiAddress } from './address.js';
-import { toWorkloadApiError, WorkloadApiError } from './errors.js';
+import { describeFailure, toWorkloadApiError, WorkloadApiError } from './errors.js';
 import type { ValidatedJwtSvid } from './messages.js';
 import { parseJwtBundlesResponse, parseJwtSvidResponse, parseValidateJwtSvidResponse } from './messages.js';
 import { workloadApiService } from './proto.js';
@@ -106,7 +106,7 @@ export class WorkloadApiClient {
     stream.on('status', ({ code, details }) => {
       this.streams.delete(stream);
       if (cancelled) return;
-      const text = code === status.OK ? 'stream ended by the server' : `${status[code] ?? code}: ${details}`;
+      const text = code === status.OK ? 'stream ended by the server' : describeFailure(code, details);
       const endCode = code === status.OK ? status.UNAVAILABLE : code;
       listener.onEnd(new WorkloadApiError(endCode, `Workload API FetchJWTBundles at ${this.address.display}: ${text}`));
     });

@@ -44,12 +44,36 @@ function isGrpcError(err: unknown): err is GrpcErrorLike {
   );
 }
 
+/** What a connection error on the Workload API's endpoint means for the operator. */
+const CONNECT_ERRORS: Readonly<Record<string, string>> = {
+  ENOENT:
+    'no socket at that path; start the SPIRE agent or notegate identity-provider that serves it, or fix the address',
+  ECONNREFUSED: 'nothing accepts connections there (the server that served it has stopped)',
+  EACCES: 'permission denied (the socket or its folder is not open to this user)',
+  ENOTSOCK: 'the path is not a socket',
+};
+
+/**
+ * A failure's status and details, in words. grpc-js reports an endpoint it cannot reach as UNAVAILABLE with
+ * the connection error inside the details ("No connection established. Last error: Error: connect ENOENT
+ * /run/agent.sock. Resolution note: "); that becomes "cannot connect: <what it means>".
+ */
+export function describeFailure(code: number, details: string): string {
+  const errno = /\bconnect (E[A-Z]+)\b/.exec(details)?.[1];
+  if (code === status.UNAVAILABLE && errno !== undefined) {
+    return `cannot connect: ${CONNECT_ERRORS[errno] ?? errno}`;
+  }
+  return `${status[code] ?? code}: ${details}`;
+}
+
 /** Wraps whatever grpc-js threw into a WorkloadApiError whose message names the call and the endpoint. */
 export function toWorkloadApiError(err: unknown, method: string, target: string): WorkloadApiError {
   if (err instanceof WorkloadApiError) return err;
   if (isGrpcError(err)) {
-    const name = status[err.code] ?? String(err.code);
-    return new WorkloadApiError(err.code, `Workload API ${method} at ${target} failed: ${name}: ${err.details}`);
+    return new WorkloadApiError(
+      err.code,
+      `Workload API ${method} at ${target} failed: ${describeFailure(err.code, err.details)}`,
+    );
   }
   const text = errorMessage(err);
   return new WorkloadApiError(status.UNKNOWN, `Workload API ${method} at ${target} failed: ${text}`);

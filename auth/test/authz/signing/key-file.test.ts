@@ -37,7 +37,7 @@ describe('parseSigningKeyFile', () => {
   const good = entry('good');
   const other = entry('other');
   const cases: ReadonlyArray<readonly [string, string, RegExp]> = [
-    ['not JSON', '{keys', /^not JSON: /],
+    ['not JSON', '{keys', /^not JSON \(the parser message is withheld/],
     ['no keys member', '{}', /^keys: /],
     ['an empty key list', fileOf(), /^keys: must hold at least one key/],
     ['a key that is not an object', fileOf('x'), /^keys\[0\]: must be a private P-256 JWK/],
@@ -62,6 +62,34 @@ describe('parseSigningKeyFile', () => {
   for (const [what, text, message] of cases) {
     it(`refuses ${what}, naming the entry`, async () => {
       await assert.rejects(parseSigningKeyFile(text), { message });
+    });
+  }
+});
+
+describe('parseSigningKeyFile on a malformed file holding private keys', () => {
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const { d } = privateKeyEntry(privateKey, 'k');
+  const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+  const pemBody = pem.split('\n').slice(1, -2).join('');
+  const valid = fileOf(privateKeyEntry(privateKey, 'k'));
+  const cases: ReadonlyArray<readonly [string, string, string]> = [
+    ['a PEM file', pem, pemBody],
+    ['a PEM body without its armour', pemBody, pemBody],
+    ['d without quotes', valid.replace(`"${d}"`, d), d],
+    ['a stray character after d', valid.replace(`"${d}"`, `"${d}"x`), d],
+    ['d split by a quote', valid.replace(d, `${d.slice(0, 20)}"${d.slice(20)}`), d],
+    ['a file cut inside d', valid.slice(0, valid.indexOf(d) + 30), d],
+  ];
+  for (const [what, text, secret] of cases) {
+    it(`says what is wrong with ${what} without quoting any of its key material`, async () => {
+      const message = await parseSigningKeyFile(text).then(
+        () => assert.fail('a malformed file was accepted'),
+        (err: unknown) => (err instanceof Error ? err.message : String(err)),
+      );
+      assert.match(message, /^not JSON/);
+      for (let at = 0; at + 6 <= secret.length; at++) {
+        assert.ok(!message.includes(secret.slice(at, at + 6)), `"${message}" quotes the key`);
+      }
     });
   }
 });

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { defineTool } from '../../../src/mcp-server/tools/define-tool.js';
 import { notesTools } from '../../../src/mcp-server/tools/notes-tools.js';
 import type { ToolRegistration } from '../../../src/mcp-server/tools/tool-catalog.js';
+import { runNotegate } from '../../support/cli-process.js';
 import { type NotesServerFixture, startNotesServer } from '../../support/notes-server-fixture.js';
 import { notesIn } from '../../support/test-engine.js';
 
@@ -86,6 +87,12 @@ describe('official SDK clients against the notes server', () => {
     const client = await legacyClient(fixture, await fixture.issuer.sign(), contentTypes);
     t.after(() => client.close());
     assert.equal(client.getServerVersion()?.name, 'notegate-notes-test');
+    const cli = await runNotegate(['--version']);
+    assert.equal(
+      cli.stdout,
+      `notegate ${client.getServerVersion()?.version}\n`,
+      'the version notegate --version prints',
+    );
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((tool) => tool.name).sort(), ['notes.search', 'notes.write']);
     const written = await client.callTool({

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { describe, it } from 'node:test';
 import { closeServer, listen } from '@notegate/kit/http';
+import { waitFor } from '@notegate/kit/testing';
 import { ProtocolError } from '../../../src/errors/protocol-error.js';
 import { fetchKeySet } from '../../../src/mcp-server/keys/fetch-key-set.js';
-import { KeySetCache } from '../../../src/mcp-server/keys/key-set-cache.js';
+import { KEY_SET_MAX_AGE_MS, KeySetCache } from '../../../src/mcp-server/keys/key-set-cache.js';
 import {
   type KeySet,
   type PublicJwk,
@@ -128,6 +129,64 @@ describe('KeySetCache', () => {
     clock.advanceMs(60_000);
     source.failing = true;
     await assert.rejects(cache.keyFor('k2'), (err) => code(err) === 'ERR_JWKS_UNAVAILABLE');
+  });
+
+  it('trusts a fetched set for 60 s by default: a key removed upstream stops working within a minute', async () => {
+    const source = new KeySource();
+    const clock = new ManualClock();
+    const cache = new KeySetCache({ fetchKeySet: source.fetch, clock: clock.now });
+    await cache.keyFor('k1');
+    source.kids = ['k2'];
+    clock.advanceMs(KEY_SET_MAX_AGE_MS - 1);
+    assert.ok(cache.isFresh());
+    assert.equal((await cache.keyFor('k1')).kid, 'k1', 'still within the bound');
+    clock.advanceMs(1);
+    assert.equal(cache.isFresh(), false);
+    await assert.rejects(cache.keyFor('k1'), (err) => code(err) === 'ERR_KEY_UNKNOWN');
+    assert.equal(KEY_SET_MAX_AGE_MS, 60_000);
+  });
+
+  it("refetches at once on the operator's request, whatever the rate limit, and reports revoked keys", async () => {
+    const source = new KeySource();
+    const clock = new ManualClock();
+    let revoked = 0;
+    const cache = new KeySetCache({ fetchKeySet: source.fetch, clock: clock.now, onKeysRevoked: () => revoked++ });
+    await cache.keyFor('k1');
+    source.kids = ['k2'];
+    assert.deepEqual(await cache.refetchNow(), ['k2']);
+    assert.equal(source.calls, 2, 'no wait for the 10 s of the rate limit');
+    assert.equal(revoked, 1);
+    await assert.rejects(cache.keyFor('k1'), (err) => code(err) === 'ERR_KEY_UNKNOWN');
+  });
+
+  it('distrusts its set when the requested refetch fails: requests fail closed until a fetch succeeds', async () => {
+    const source = new KeySource();
+    const clock = new ManualClock();
+    const cache = new KeySetCache({ fetchKeySet: source.fetch, clock: clock.now });
+    await cache.keyFor('k1');
+    source.failing = true;
+    await assert.rejects(cache.refetchNow(), /ECONNREFUSED/);
+    assert.equal(cache.isFresh(), false);
+    await assert.rejects(cache.keyFor('k1'), (err) => code(err) === 'ERR_JWKS_UNAVAILABLE');
+    source.failing = false;
+    clock.advanceMs(10_000);
+    assert.equal((await cache.keyFor('k1')).kid, 'k1');
+  });
+
+  it('does not take a fetch already under way as the answer to a refetch request', async () => {
+    const source = new KeySource();
+    source.hold = true;
+    const cache = new KeySetCache({ fetchKeySet: source.fetch, clock: new ManualClock().now });
+    const early = cache.keyFor('k1');
+    await new Promise((resolve) => setImmediate(resolve));
+    const requested = cache.refetchNow();
+    source.pending.shift()?.();
+    assert.equal((await early).kid, 'k1');
+    await waitFor('the requested fetch', () => source.pending.length === 1);
+    source.kids = ['k2'];
+    source.pending.shift()?.();
+    assert.deepEqual(await requested, ['k2']);
+    assert.equal(source.calls, 2);
   });
 
   it('imports each key once', async () => {

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { UsageError } from '@notegate/kit/cli';
 import { ToolCatalog, type ToolRegistration } from '../../../src/mcp-server/tools/tool-catalog.js';
+import { NOTES_SCOPES } from '../../../src/oauth/notes-scopes.js';
+import { protectedResourceMetadataUrl } from '../../../src/oauth/well-known.js';
 import { startNotesServer } from '../../support/notes-server-fixture.js';
 
 function tool(name: string, scope?: string): ToolRegistration {
@@ -42,6 +44,13 @@ describe('ToolCatalog', () => {
     assert.throws(() => ToolCatalog.create([tool('x', 'two words')]), /not an RFC 6749 scope-token/);
     assert.throws(() => ToolCatalog.create([tool('bad name', 's')]), /not a valid tool name/);
     assert.throws(() => ToolCatalog.create([tool('x', 's'), tool('x', 's')]), /registered twice/);
+  });
+
+  it('gives the notes tools exactly the scopes a policy may grant', async (t) => {
+    const { endpoint } = await startNotesServer(t);
+    const metadata: unknown = await (await fetch(protectedResourceMetadataUrl(endpoint))).json();
+    assert.ok(typeof metadata === 'object' && metadata !== null);
+    assert.deepEqual(Reflect.get(metadata, 'scopes_supported'), [...NOTES_SCOPES].sort());
   });
 
   it('makes the notes server refuse to start for a tool without scope', async (t) => {
