@@ -7,7 +7,8 @@
  */
 const LAYERS = {
   kit: [
-    ['records', 'error-message', 'node-floor', 'random-hex', 'terminal-text'],
+    ['records', 'error-message', 'node-floor', 'random-hex', 'terminal-text', 'loop-slices', 'shell-words'],
+    ['mcp-host-entry'],
     ['cli', 'http', 'atomic-write'],
     ['server-options'],
     ['testing'],
@@ -33,7 +34,8 @@ const LAYERS = {
     ['search'],
     ['indexer'],
     ['live-index', 'http', 'eval'],
-    ['notes'],
+    ['notes', 'status'],
+    ['mcp'],
     ['cli'],
   ],
 };

@@ -8,10 +8,12 @@
  * BEIR dataset (`runEval`).
  */
 
+export { type ConfigLocation, type ConfigSource, locateConfig } from './config/config-location.js';
 export { loadEnvironment, type RagEnvironment } from './config/environment.js';
-export { defaultConfigPath, loadRagConfig, type RagConfig, type ResolvedVault } from './config/load-config.js';
+export { loadRagConfig, type RagConfig, type ResolvedVault } from './config/load-config.js';
 export { DEFAULT_MODEL_ID, findModel, hasVectors, MODELS, type ModelSpec, NO_MODEL } from './config/models.js';
 export { notesFolderConfig } from './config/notes-folder.js';
+export { defaultModelIn } from './embed/default-model.js';
 export { type DownloadOptions, ensureModelFiles, type FetchLike, noDownloads } from './embed/download.js';
 export type { Embedder } from './embed/embedder.js';
 export { EMBEDDING_RUNTIME, embeddingRuntimeInstalled } from './embed/embedding-runtime.js';
@@ -31,7 +33,18 @@ export { IndexFollower, type IndexFollowerOptions } from './indexer/index-follow
 export { DEFAULT_BATCH_SIZE, DEFAULT_WINDOW_CHUNKS, type RunIndexOptions, runIndex } from './indexer/run-index.js';
 export type { FailedFile, FileOutcome, FileWarning, IndexProgress, IndexSummary } from './indexer/types.js';
 export { LiveIndex, type LiveIndexOptions } from './live-index/live-index.js';
+export { type NotesToolSpec, type NotesTools, notesTools } from './mcp/notes-tools.js';
+export {
+  TOOL_FAILURES,
+  TOOL_REFUSALS,
+  ToolFailure,
+  type ToolPreparation,
+  type ToolRefusal,
+  type ToolRefusalCode,
+} from './mcp/tool-errors.js';
+export { runTool, type ToolRun, toolErrorResult } from './mcp/tool-result.js';
 export { notePathProblem, titleFileName } from './notes/note-path.js';
+export { type LineRange, NOTE_READ_MAX_BYTES, NoteReadError, type NoteText } from './notes/note-reader.js';
 export { NotePlaceError } from './notes/note-target.js';
 export type { NoteInput, WrittenNote } from './notes/note-writer.js';
 export { NotesEngine, type NotesEngineOptions } from './notes/notes-engine.js';

@@ -6,6 +6,7 @@
 
 export { chunkNote } from './chunk/chunker.js';
 export { chunkerSettingsFor } from './chunk/settings.js';
+export { RATE_WINDOW_MS, RateEstimate, RemainingTime, WARM_UP_MS } from './cli/rate-estimate.js';
 export { findRepositoryRoot } from './config/repo-root.js';
 export { loadPretrained } from './embed/transformers-embedder.js';
 export { readZipEntries, readZipEntry } from './embed/zip-entries.js';

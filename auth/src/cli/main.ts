@@ -40,7 +40,8 @@ const COMMANDS: ReadonlyMap<string, CommandEntry> = new Map<string, CommandEntry
   [
     'notes-server',
     {
-      summary: 'Protected MCP notes server: tools notes.search and notes.write behind bearer access tokens.',
+      summary:
+        'Protected MCP notes server: tools notes.search, notes.read and notes.write behind bearer access tokens.',
       load: async () => (await import('./notes-server-command.js')).notesServerCommand,
     },
   ],

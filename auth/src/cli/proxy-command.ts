@@ -1,6 +1,9 @@
+import { resolve } from 'node:path';
+import { hostEntry, MCP_HOSTS } from '@notegate/kit';
 import type { Command, CommandIo } from '@notegate/kit/cli';
-import { operatorLog, processIo, untilShutdown } from '@notegate/kit/cli';
+import { EXIT, operatorLog, parseChoice, processIo, untilShutdown } from '@notegate/kit/cli';
 import { fetchAccessToken } from '../agent/fetch-access-token.js';
+import { proxyServerEntry } from '../proxy/host-entry.js';
 import { PROXY_REFRESH_MARGIN_MS, runProxy } from '../proxy/run-proxy.js';
 import {
   openTokenFetch,
@@ -19,6 +22,11 @@ const options = {
     ...tokenRequestOptions['audit-log'],
     description:
       'File the audit lines are appended to: the issuer decision of each token fetch, and a deny line for each failed one.',
+  },
+  'print-config': {
+    type: 'string',
+    valueName: 'HOST',
+    description: `Print the entry for an MCP host's config file that starts this proxy with these flags, instead of running it (${MCP_HOSTS.join(', ')}).`,
   },
 } as const;
 
@@ -39,7 +47,25 @@ export function proxyCommand(io: CommandIo = processIo): Command<ProxyOptions> {
     options,
     async run({ options: values }) {
       const flags = parseTokenFlags(values, process.env);
-      const tokens = openTokenFetch(flags, parseScopeFlag(values.scope));
+      const scope = parseScopeFlag(values.scope);
+      const host = values['print-config'];
+      if (host !== undefined) {
+        const { json, where } = hostEntry(
+          parseChoice('--print-config', host, MCP_HOSTS),
+          proxyServerEntry({
+            resource: flags.resource,
+            trustedIssuers: flags.trustedIssuers,
+            workloadApi: flags.workloadApi.display,
+            scope,
+            timeoutS: values.timeout === options.timeout.default ? undefined : flags.timeoutMs / 1000,
+            auditLog: flags.auditPath === undefined ? undefined : resolve(flags.auditPath),
+          }),
+        );
+        io.stdout(json);
+        io.stderr(`${where}\n`);
+        return EXIT.ok;
+      }
+      const tokens = openTokenFetch(flags, scope);
       try {
         return await runProxy({
           resource: flags.resource,

@@ -2,17 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  DEFAULT_MODEL_ID,
-  embeddingRuntimeInstalled,
-  findModel,
-  loadEnvironment,
-  loadRagConfig,
-  missingModelFiles,
-  NO_MODEL,
-  noDownloads,
-  runIndex,
-} from '@notegate/rag';
+import { defaultModelIn, loadEnvironment, loadRagConfig, noDownloads, runIndex } from '@notegate/rag';
 
 /**
  * The demo vault (docs/demo.md) is a package of its own, @notegate/demo-vaults (the repository's demo/ folder),
@@ -43,10 +33,7 @@ export async function prepareDemoVaults(dir: string, servers: readonly string[])
     platform: process.platform,
     homeDir: homedir(),
   });
-  const model = findModel(DEFAULT_MODEL_ID);
-  const modelReady =
-    model && embeddingRuntimeInstalled() && missingModelFiles(environment.modelCacheDir, model).length === 0;
-  const modelId = model && modelReady ? model.id : NO_MODEL.id;
+  const modelId = defaultModelIn(environment.modelCacheDir).id;
   const notesFolder = (server: string) => join(dir, 'vaults', server);
   for (const server of servers) await mkdir(notesFolder(server), { recursive: true, mode: 0o700 });
   const configFile = join(dir, 'vaults.json');

@@ -1,8 +1,9 @@
+import { hostEntry, shellWords } from '@notegate/kit';
+import { proxyServerEntry } from '../proxy/host-entry.js';
 import { AGENT_ID, READER_ID } from './demo-config.js';
 import type { Deployment } from './deployment.js';
 import type { DemoIdentity } from './identity.js';
 import type { Layout } from './report.js';
-import { shellWords } from './shell-words.js';
 
 /**
  * `--keep-running`: how to call the deployment by hand, as lines to copy. The agent's Workload API
@@ -66,9 +67,19 @@ export function handCalls(deployment: Deployment, { style }: Layout): string {
     ...(comment ? [style.dim(`  # ${comment}`)] : []),
     `  ${command}`,
   ]);
+  // docs/demo.md: the same deployment from an MCP host, through notegate proxy as the agent.
+  const proxy = proxyServerEntry(
+    { resource: notesA.resource, trustedIssuers: [issuer], workloadApi: agentSocket },
+    identity.handPrefix('agent'),
+  );
+  const entry = hostEntry('claude', proxy).json.trimEnd().split('\n');
   return (
     `\n${style.bold('The deployment stays up.')} Call it by hand from the repository folder (another terminal):\n\n` +
-    `${lines.join('\n')}\n\n${style.dim('Ctrl-C stops everything and removes the temporary folder.')}\n`
+    `${lines.join('\n')}\n\n` +
+    `${style.dim(`  # an MCP host reaches notes-a as ${AGENT_ID} through notegate proxy with this entry (Claude Code's .mcp.json,`)}\n` +
+    `${style.dim("  # Cursor's mcp.json; for VS Code and Claude Desktop: notegate proxy --print-config HOST with these flags)")}\n` +
+    `${entry.map((line) => `  ${line}`).join('\n')}\n\n` +
+    `${style.dim('Ctrl-C stops everything and removes the temporary folder.')}\n`
   );
 }
 

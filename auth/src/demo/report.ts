@@ -1,9 +1,8 @@
-import { terminalText } from '@notegate/kit';
+import { shellWords, terminalText } from '@notegate/kit';
 import type { RunningChild } from '../shared/child-processes.js';
 import type { AuditEntry } from './audit-trail.js';
 import type { Deployment } from './deployment.js';
 import type { Check, Scenario, ScenarioOutcome, StepReport } from './scenario.js';
-import { shellWords } from './shell-words.js';
 import type { Style } from './style.js';
 import { wrap } from './text-wrap.js';
 

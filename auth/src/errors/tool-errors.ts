@@ -1,4 +1,4 @@
-import { QUERY_MAX_CHARACTERS, QUERY_MAX_TERMS } from '@notegate/rag';
+import { TOOL_REFUSALS } from '@notegate/rag';
 import { JSON_RPC, type McpErrorSpec } from './mcp-error-spec.js';
 import { errorFactory } from './protocol-error.js';
 
@@ -11,23 +11,24 @@ const invalidParams = (description: string): McpErrorSpec => ({
 });
 
 /**
- * Tool calls refused before the tool runs (docs/protocol.md#tools): each a fixed description for the
- * client; what was wrong goes to the audit line.
+ * Tool calls refused before the tool runs (docs/protocol.md#tools), with the notes tools' own fixed texts
+ * (`TOOL_REFUSALS` of @notegate/rag, which the local stdio server answers with too); what was wrong goes
+ * to the audit line. A schema mismatch is the request registry's ERR_INVALID_ARGUMENTS.
  */
 export const TOOL_ERRORS = {
-  // The search API's limits (docs/retrieval.md#query-limits), the very numbers its check applies.
-  ERR_QUERY_LIMITS: invalidParams(
-    `The query must be 1 to ${QUERY_MAX_CHARACTERS} characters and at most ${QUERY_MAX_TERMS} words`,
-  ),
-  ERR_NO_VECTORS: invalidParams('The index of this server has no vectors; use mode lexical'),
-  ERR_NOTE_PATH: invalidParams('The path must name a markdown file (.md) inside the vault, without hidden folders'),
-  ERR_NOTE_TITLE: invalidParams('The title must contain a letter or a digit'),
-  ERR_NOTE_TOO_LARGE: invalidParams('The note body exceeds 256 KiB'),
+  ERR_QUERY_LIMITS: invalidParams(TOOL_REFUSALS.ERR_QUERY_LIMITS),
+  ERR_NO_VECTORS: invalidParams(TOOL_REFUSALS.ERR_NO_VECTORS),
+  ERR_NOTE_PATH: invalidParams(TOOL_REFUSALS.ERR_NOTE_PATH),
+  ERR_NOTE_TITLE: invalidParams(TOOL_REFUSALS.ERR_NOTE_TITLE),
+  ERR_NOTE_TOO_LARGE: invalidParams(TOOL_REFUSALS.ERR_NOTE_TOO_LARGE),
+  ERR_UNKNOWN_VAULT: invalidParams(TOOL_REFUSALS.ERR_UNKNOWN_VAULT),
+  ERR_NOTE_MISSING: invalidParams(TOOL_REFUSALS.ERR_NOTE_MISSING),
+  ERR_LINE_RANGE: invalidParams(TOOL_REFUSALS.ERR_LINE_RANGE),
+  ERR_NOT_TEXT: invalidParams(TOOL_REFUSALS.ERR_NOT_TEXT),
   ERR_INDEX_UNAVAILABLE: {
     protocolCode: 'server_error',
     status: 200,
-    description:
-      'The index of this server is not available (missing, or built with another model); run notegate-rag index',
+    description: TOOL_REFUSALS.ERR_INDEX_UNAVAILABLE,
     jsonRpcCode: JSON_RPC.internalError,
   },
 } as const satisfies Record<string, McpErrorSpec>;

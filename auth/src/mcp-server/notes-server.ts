@@ -44,7 +44,7 @@ export interface NotesServerConfig {
   readonly fetch?: FetchLike;
   /** Remember verified tokens until they expire (default on). */
   readonly cacheVerifiedTokens?: boolean;
-  /** The tools to serve; default: notes.search and notes.write over the engine. */
+  /** The tools to serve; default: notes.search, notes.read and notes.write over the engine. */
   readonly tools?: (engine: NotesEngine) => readonly ToolRegistration[];
   /** Told about unexpected tool exceptions (the client gets a fixed text). */
   readonly onFault?: (tool: string, err: unknown) => void;

@@ -59,7 +59,7 @@ describe('the MCP call (official SDK client)', () => {
     const listed = await callMcpServer({ token, operation: { kind: 'list_tools' } });
     assert.deepEqual(
       (listed.result.tools as { name: string }[]).map((tool) => tool.name),
-      ['notes.search', 'notes.write'],
+      ['notes.read', 'notes.search', 'notes.write'],
     );
     assert.ok(fixture.audit().every((entry) => entry.decision === 'allow'));
   });

@@ -82,7 +82,7 @@ describe('notegate agent (a child process against the real deployment)', () => {
     assert.equal(list.code, 0, list.stderr);
     assert.deepEqual(
       JSON.parse(list.stdout).tools.map((tool: { name: string }) => tool.name),
-      ['notes.search', 'notes.write'],
+      ['notes.read', 'notes.search', 'notes.write'],
     );
   });
 

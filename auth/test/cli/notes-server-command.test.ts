@@ -48,7 +48,7 @@ describe('notegate notes-server', () => {
     assert.match(unwrapHelp(result.stdout), /--name NAME .*\(default: notes\)/);
     assert.match(
       unwrapHelp(result.stdout),
-      /--vaults-config FILE .*\(default: rag\/vaults\.json under the repository root/,
+      /--vaults-config FILE .*\(default: the config notegate-rag finds \(NOTEGATE_CONFIG, rag\/vaults\.json under the repository root/,
     );
     assert.match(unwrapHelp(result.stdout), /--write-vault ID .*\(default: the first --vault\)/);
     assert.match(unwrapHelp(result.stdout), /--audit-log FILE .*\(default: stderr\)/);

@@ -38,7 +38,7 @@ describe('notegate token (a process against the real deployment)', () => {
     const body = (await answer.json()) as { result: { tools: { name: string }[] } };
     assert.deepEqual(
       body.result.tools.map((tool) => tool.name),
-      ['notes.search', 'notes.write'],
+      ['notes.read', 'notes.search', 'notes.write'],
     );
   });
 

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { assertOptionsDocumented, descendants, runInGroup, spawnNode, waitFor } from '@notegate/kit/testing';
 import { MAIN, runNotegate } from '../support/cli-process.js';
 import { alive, processesMentioning } from '../support/process-checks.js';
@@ -117,6 +119,21 @@ describe('notegate demo (a child process, the whole deployment on loopback)', ()
       authzMetrics,
       /^notegate_decisions_total\{component="authz",decision="allow",reason="issued"\} [1-9]/m,
     );
+
+    // The MCP host entry for the proxy, as printed: a host starting it lists notes-a's tools.
+    const printed = /\n {2}(\{\n {4}"mcpServers"[\s\S]*?\n {2}\})\n/.exec(output.stdout)?.[1];
+    assert.ok(printed, output.stdout);
+    const entry = (JSON.parse(printed) as { mcpServers: { notes: { command: string; args: string[] } } }).mcpServers
+      .notes;
+    const transport = new StdioClientTransport({ command: entry.command, args: entry.args, stderr: 'pipe' });
+    const client = new Client({ name: 'demo-host', version: '1.0.0' });
+    t.after(() => client.close());
+    await client.connect(transport);
+    assert.deepEqual(
+      (await client.listTools()).tools.map((tool) => tool.name),
+      ['notes.read', 'notes.search', 'notes.write'],
+    );
+    await client.close();
 
     const running = descendants(child.pid ?? 0);
     child.kill('SIGTERM');

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { shellWords } from '@notegate/kit';
 import { parseAuditLine } from '../../src/demo/audit-trail.js';
 import type { Layout, ScenarioResult } from '../../src/demo/report.js';
 import { crashReport, passed, scenarioBody, summary } from '../../src/demo/report.js';
-import { shellWords } from '../../src/demo/shell-words.js';
 import { reportWidth, terminalStyle, wantsColour } from '../../src/demo/style.js';
 import { wrap } from '../../src/demo/text-wrap.js';
 

@@ -121,14 +121,20 @@ describe('demo scenario checks (fake agent runs)', () => {
   });
 
   it('2 Insufficient scope: passes on a filtered list and a 403; fails when notes.write is listed or allowed', async () => {
-    const good = { list: { code: 0, stdout: [{ tools: [{ name: 'notes.search' }] }] }, 'notes.write': insufficient };
+    const good = {
+      list: { code: 0, stdout: [{ tools: [{ name: 'notes.read' }, { name: 'notes.search' }] }] },
+      'notes.write': insufficient,
+    };
     assert.deepEqual(failing(await outcomeOf(insufficientScope, good, { auditSoFar: async () => readerDeny })), []);
     const leaky = {
-      list: { code: 0, stdout: [{ tools: [{ name: 'notes.search' }, { name: 'notes.write' }] }] },
+      list: {
+        code: 0,
+        stdout: [{ tools: [{ name: 'notes.read' }, { name: 'notes.search' }, { name: 'notes.write' }] }],
+      },
       'notes.write': { code: 0, stdout: [written] },
     };
     assert.deepEqual(failing(await outcomeOf(insufficientScope, leaky)), [
-      'tools/list shows notes.search and not notes.write',
+      'tools/list shows the notes:read tools (notes.read, notes.search) and not notes.write',
       'notes.write refused: HTTP 403 insufficient_scope, challenge names notes:write',
       'notes-a audited the refusal (deny, insufficient_scope, notes.write)',
     ]);

@@ -1,31 +1,24 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Client, ProtocolError } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as V1StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { MCP_HOSTS } from '@notegate/kit';
+import { mcpInspectorCli } from '@notegate/kit/testing';
 import { type AgentStack, startAgentStack } from '../support/agent-stack.js';
 import { readAuditFile } from '../support/audit-file.js';
 import { Cleanups } from '../support/cleanups.js';
-import { MAIN } from '../support/cli-process.js';
+import { MAIN, runNotegate } from '../support/cli-process.js';
 import { JWT_PATTERN, ProxyProcess } from '../support/proxy-process.js';
 
-/**
- * The MCP Inspector declares Node >= 22.19 (we promise 20.12), so it is not a dependency of the repository:
- * `npm run test-tools` installs it into tools/mcp-inspector (docs/install.md#test-tools), and `.ci/run` does.
- */
-const INSPECTOR_DIR = fileURLToPath(new URL('../../../../tools/mcp-inspector/', import.meta.url));
-const INSPECTOR = join(INSPECTOR_DIR, 'node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js');
-const NEEDS_INSPECTOR = {
-  skip: existsSync(INSPECTOR) ? false : `the MCP Inspector is not installed in ${INSPECTOR_DIR} (npm run test-tools)`,
-};
+const INSPECTOR = mcpInspectorCli();
+const NEEDS_INSPECTOR = { skip: INSPECTOR.skip };
 
 interface ToolsAnswer {
   readonly tools: readonly { readonly name: string }[];
@@ -68,7 +61,7 @@ describe('notegate proxy under real MCP clients', () => {
       const tools = await client.listTools();
       assert.deepEqual(
         tools.tools.map((tool) => tool.name),
-        ['notes.search', 'notes.write'],
+        ['notes.read', 'notes.search', 'notes.write'],
       );
       const title = `Rotation ${mode}`;
       const written = await client.callTool({ name: 'notes.write', arguments: { title, body: `keys ${mode}` } });
@@ -78,6 +71,41 @@ describe('notegate proxy under real MCP clients', () => {
       assert.equal(hits[0]?.path, path);
       await client.close();
       assert.doesNotMatch(stderr.join(''), JWT_PATTERN, 'no token in the logs');
+    });
+  }
+
+  for (const host of MCP_HOSTS) {
+    it(`--print-config ${host}: the printed entry starts a proxy that serves the tools`, async () => {
+      const printed = await runNotegate([
+        'proxy',
+        '--print-config',
+        host,
+        ...stack.targetArgs(stack.notesA.resource),
+        '--scope',
+        'notes:read',
+      ]);
+      assert.equal(printed.code, 0, printed.stderr);
+      const json = JSON.parse(printed.stdout) as Record<string, Record<string, { command: string; args: string[] }>>;
+      const entry = (host === 'vscode' ? json.servers : json.mcpServers)?.notes;
+      assert.ok(entry, printed.stdout);
+      assert.equal(entry.command, process.execPath);
+      assert.deepEqual(entry.args.slice(1), [
+        'proxy',
+        ...stack.targetArgs(stack.notesA.resource),
+        '--scope',
+        'notes:read',
+      ]);
+      assert.ok(isAbsolute(entry.args[0] ?? ''));
+      // Started as a host starts it, without the test's environment.
+      const transport = new StdioClientTransport({ command: entry.command, args: entry.args, stderr: 'pipe' });
+      const client = new Client({ name: 'proxy-test-host', version: '1.0.0' });
+      cleanups.after(() => client.close());
+      await client.connect(transport);
+      assert.deepEqual(
+        (await client.listTools()).tools.map((tool) => tool.name),
+        ['notes.read', 'notes.search'],
+      );
+      await client.close();
     });
   }
 
@@ -93,7 +121,7 @@ describe('notegate proxy under real MCP clients', () => {
     const tools = await client.listTools();
     assert.deepEqual(
       tools.tools.map((tool) => tool.name),
-      ['notes.search', 'notes.write'],
+      ['notes.read', 'notes.search', 'notes.write'],
     );
     const found = await client.callTool({ name: 'notes.search', arguments: { query: 'anything' } });
     assert.ok(Array.isArray((found.structuredContent as { hits: unknown[] }).hits));
@@ -101,12 +129,12 @@ describe('notegate proxy under real MCP clients', () => {
     await client.close();
   });
 
-  it('a notes:read identity sees only notes.search, and notes.write gets an error naming notes:write', async () => {
+  it('a notes:read identity sees only notes.read and notes.search, and notes.write gets an error naming notes:write', async () => {
     const { client } = await v2Client('auto', proxyArgs(stack.notesA.resource, '--scope', 'notes:read'));
     const tools = await client.listTools();
     assert.deepEqual(
       tools.tools.map((tool) => tool.name),
-      ['notes.search'],
+      ['notes.read', 'notes.search'],
     );
     const err = await client.callTool({ name: 'notes.write', arguments: { title: 't', body: 'b' } }).then(
       () => assert.fail('notes.write succeeded'),
@@ -153,7 +181,7 @@ describe('notegate proxy under real MCP clients', () => {
   const inspector = (...args: string[]) =>
     promisify(execFile)(
       process.execPath,
-      [INSPECTOR, '--cli', ...args, '--', ...[process.execPath, ...proxyArgs(stack.notesA.resource)]],
+      [INSPECTOR.cli, '--cli', ...args, '--', ...[process.execPath, ...proxyArgs(stack.notesA.resource)]],
       {
         // The CLI keeps a catalog under HOME; keep it out of the real one.
         env: { ...process.env, HOME: dir },
@@ -167,7 +195,7 @@ describe('notegate proxy under real MCP clients', () => {
       const tools = JSON.parse(listed.stdout) as ToolsAnswer;
       assert.deepEqual(
         tools.tools.map((tool) => tool.name),
-        ['notes.search', 'notes.write'],
+        ['notes.read', 'notes.search', 'notes.write'],
       );
       const called = await inspector(
         '--protocol-era',

@@ -64,7 +64,7 @@ describe('notegate proxy faults', () => {
     assert.equal(noMethod?.id, 41);
     assert.equal(batch?.error?.code, -32600);
     const listed = await proxy.request('tools/list');
-    assert.equal((listed.result as { tools: unknown[] }).tools.length, 2);
+    assert.equal((listed.result as { tools: unknown[] }).tools.length, 3);
     await assertNoTokenAnywhere(proxy, auditLog);
   });
 
@@ -176,7 +176,7 @@ describe('notegate proxy faults', () => {
     assert.match(down.error?.message ?? '', /^mcp_call: connection_failed: .*ECONNREFUSED/);
     notes = await stack.startSpare(cleanups, 'notes-d');
     const back = await proxy.request('tools/list');
-    assert.equal((back.result as { tools: unknown[] }).tools.length, 2);
+    assert.equal((back.result as { tools: unknown[] }).tools.length, 3);
     const jtis = new Set(notes.auditLines.map((line) => JSON.parse(line).token_jti).filter(Boolean));
     assert.equal(jtis.size, 1);
     await notes.stop();

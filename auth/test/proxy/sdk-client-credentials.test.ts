@@ -105,7 +105,7 @@ describe("the SDK v2 client's client-credentials providers with a JWT-SVID", () 
       saveDiscoveryState() {}
     }
     const { outcome, tokenRequests } = await listTools(new SpiffeClientCredentials(svids));
-    assert.deepEqual(outcome, { tools: ['notes.search', 'notes.write'] });
+    assert.deepEqual(outcome, { tools: ['notes.read', 'notes.search', 'notes.write'] });
     assert.equal(tokenRequests.length, 1);
     const form = new URLSearchParams(tokenRequests[0]);
     assert.equal(form.get('grant_type'), 'client_credentials');

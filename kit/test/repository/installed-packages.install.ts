@@ -163,6 +163,35 @@ describe('the packed packages, installed into an empty prefix', () => {
     assert.match(search.stdout, /operations\/key-rotation\.md/);
   });
 
+  it('notegate-rag init makes a folder searchable from anywhere: the per-user config, then index and search', async () => {
+    // A user's own folder, outside any repository, and a home of its own: init writes the per-user config
+    // (docs/retrieval.md#where-the-config-lives) and every later command finds it with no --config.
+    const home = path.join(work, 'home');
+    const notes = path.join(home, 'My Notes');
+    mkdirSync(path.join(notes, 'projects'), { recursive: true });
+    writeFileSync(path.join(notes, 'projects', 'garden.md'), '# Garden\n\nWater the tomatoes every evening.\n');
+    const userEnv = {
+      ...env,
+      HOME: home,
+      XDG_CONFIG_HOME: path.join(home, '.config'),
+      XDG_DATA_HOME: path.join(home, '.local', 'share'),
+    };
+    const inHome = (...args: string[]) => runInGroup(registrar, 'notegate-rag', args, userEnv, home);
+    const init = await inHome('init', notes);
+    assertRan(init, 'notegate-rag init');
+    assert.match(init.stdout, /my-notes/);
+    // No embedding runtime is installed yet: the index is lexical-only and works at once, offline.
+    assert.match(init.stdout, /lexical-only/);
+    assert.ok(existsSync(path.join(home, '.config', 'notegate', 'vaults.json')), init.stdout);
+    const index = await inHome('index');
+    assertRan(index, 'notegate-rag index after init');
+    assert.match(index.stdout, /^my-notes: 1 new/m);
+    assert.ok(existsSync(path.join(home, '.local', 'share', 'notegate', 'index.sqlite')), index.stdout);
+    const search = await runInGroup(registrar, 'notegate-rag', ['search', 'water the tomatoes'], userEnv, notes);
+    assertRan(search, 'notegate-rag search after init');
+    assert.match(search.stdout, /projects\/garden\.md/);
+  });
+
   it('says which package to add when the config asks for vectors', async () => {
     const config = { embed_model: 'intfloat/multilingual-e5-small', vaults: [{ id: 'notes', path: 'notes' }] };
     writeFileSync(path.join(work, 'vectors.json'), JSON.stringify({ ...config, index_path: 'vectors.sqlite' }));

@@ -12,6 +12,34 @@ const environment = () =>
  */
 const COMMANDS: ReadonlyMap<string, CommandEntry> = new Map<string, CommandEntry>([
   [
+    'init',
+    {
+      summary: 'Writes a config for folders of notes: one vault each, the diode policy applied.',
+      load: async () => (await import('./init-command.js')).createInitCommand({ environment }),
+    },
+  ],
+  [
+    'add',
+    {
+      summary: 'Adds a folder of notes to the config as a vault.',
+      load: async () => (await import('./add-command.js')).createAddCommand({ environment }),
+    },
+  ],
+  [
+    'remove',
+    {
+      summary: 'Removes a vault from the config.',
+      load: async () => (await import('./remove-command.js')).createRemoveCommand({ environment }),
+    },
+  ],
+  [
+    'status',
+    {
+      summary: 'Shows the vaults, the index, the model and what changed since the last index run.',
+      load: async () => (await import('./status-command.js')).createStatusCommand({ environment }),
+    },
+  ],
+  [
     'index',
     {
       summary: 'Builds or updates the index of every vault in the config (incremental, crash-safe).',
@@ -30,6 +58,13 @@ const COMMANDS: ReadonlyMap<string, CommandEntry> = new Map<string, CommandEntry
     {
       summary: 'Searches the index from the shell, as POST /search does.',
       load: async () => (await import('./search-command.js')).createSearchCommand({ environment }),
+    },
+  ],
+  [
+    'mcp',
+    {
+      summary: 'A local MCP server over stdio: notes.search, notes.read, and notes.write when allowed.',
+      load: async () => (await import('./mcp-command.js')).createMcpCommand({ environment }),
     },
   ],
   [

@@ -1,5 +1,6 @@
+import { type ConfigLocation, loadLocatedConfig, locateConfig } from '../config/config-location.js';
 import type { RagEnvironment } from '../config/environment.js';
-import { defaultConfigPath, loadRagConfig, type RagConfig } from '../config/load-config.js';
+import type { RagConfig } from '../config/load-config.js';
 
 /** What every `notegate-rag` subcommand is given by the dispatcher. */
 export interface RagCommandDeps {
@@ -7,15 +8,25 @@ export interface RagCommandDeps {
   readonly cwd?: string;
 }
 
-/** `--config`, shared by every subcommand (default rag/vaults.json under the repository root, docs/retrieval.md#config). */
+/** `--config`, shared by every subcommand (docs/retrieval.md#where-the-config-lives). */
 export const CONFIG_OPTION = {
   type: 'string',
   valueName: 'PATH',
   description: 'Vaults config file (JSON).',
-  defaultText: 'rag/vaults.json under the repository root',
+  defaultText:
+    'NOTEGATE_CONFIG, else rag/vaults.json under the repository root when it exists, else the per-user config (~/.config/notegate/vaults.json on Linux)',
 } as const;
 
-/** The config named by `--config`, else the default one found from the working directory. */
+/** Where the config of this command line is (docs/retrieval.md#where-the-config-lives). */
+export function configLocation(
+  flag: string | undefined,
+  deps: RagCommandDeps,
+  environment: RagEnvironment,
+): ConfigLocation {
+  return locateConfig(flag, deps.cwd ?? process.cwd(), environment);
+}
+
+/** The config named by `--config`, else the one found as docs/retrieval.md#where-the-config-lives says. */
 export function configFor(flag: string | undefined, deps: RagCommandDeps, environment: RagEnvironment): RagConfig {
-  return loadRagConfig(flag ?? defaultConfigPath(deps.cwd ?? process.cwd()), environment.homeDir);
+  return loadLocatedConfig(configLocation(flag, deps, environment), environment.homeDir);
 }

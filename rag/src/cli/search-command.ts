@@ -1,6 +1,7 @@
 import { terminalJson } from '@notegate/kit';
 import { type Command, type CommandLine, EXIT, UsageError } from '@notegate/kit/cli';
 import { hasVectors } from '../config/models.js';
+import { RagError } from '../errors/rag-error.js';
 import { hitJson } from '../http/search-server.js';
 import { SEARCH_MODES } from '../search/hybrid-search.js';
 import { openIndex } from '../search/search-index.js';
@@ -80,7 +81,13 @@ async function runSearch(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps
     memoryWords: false,
   });
   try {
-    const result = await index.search(request);
+    const result = await index.search(request).catch((err: unknown) => {
+      // The lexical leg needs no model: the way out that works at once (docs/retrieval.md#notegate-rag-search).
+      if (err instanceof RagError && err.code === 'ERR_MODEL_UNAVAILABLE' && request.mode !== 'lexical') {
+        throw new RagError(err.code, `${err.message}\nThis search works without the model now: --mode lexical.`);
+      }
+      throw err;
+    });
     const color = process.stdout.isTTY === true && process.env.NO_COLOR === undefined;
     process.stdout.write(
       options.json

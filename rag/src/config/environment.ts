@@ -9,6 +9,12 @@ export interface RagEnvironment {
   /** Base URL of the model hub that missing model files are downloaded from. */
   readonly modelHubUrl: URL;
   readonly homeDir: string;
+  /** `NOTEGATE_CONFIG`, resolved against the working directory: the config every command uses unless `--config` names one. */
+  readonly configFile: string | undefined;
+  /** `<user config dir>/notegate`: where the per-user config lives (docs/retrieval.md#where-the-config-lives). */
+  readonly userConfigDir: string;
+  /** `<user data dir>/notegate`: the per-user config's index, beside the model cache. */
+  readonly userDataDir: string;
   /** `NOTEGATE_SERVER_PORT` / `NOTEGATE_SERVER_HOST` as written (blank is unset); `serve` parses them. */
   readonly serverPort: string | undefined;
   readonly serverHost: string | undefined;
@@ -30,28 +36,52 @@ export function loadEnvironment(sources: EnvironmentSources): RagEnvironment {
   const fromFile = existsSync(dotEnvFile) ? parseEnv(readFileSync(dotEnvFile, 'utf8')) : {};
   const env = { ...fromFile, ...definedOnly(sources.env) };
   const cache = nonEmpty(env.NOTEGATE_MODEL_CACHE);
+  const configFile = nonEmpty(env.NOTEGATE_CONFIG);
+  const dataDir = path.join(userDir('data', sources.platform, sources.homeDir, env), 'notegate');
   return {
-    modelCacheDir: cache
-      ? path.resolve(sources.cwd, cache)
-      : path.join(userDataDir(sources.platform, sources.homeDir, env), 'notegate', 'models'),
+    modelCacheDir: cache ? path.resolve(sources.cwd, cache) : path.join(dataDir, 'models'),
     modelHubUrl: parseHttpUrl('NOTEGATE_MODEL_HUB', nonEmpty(env.NOTEGATE_MODEL_HUB) ?? DEFAULT_MODEL_HUB_URL),
     homeDir: sources.homeDir,
+    configFile: configFile === undefined ? undefined : path.resolve(sources.cwd, configFile),
+    userConfigDir: path.join(userDir('config', sources.platform, sources.homeDir, env), 'notegate'),
+    userDataDir: dataDir,
     serverPort: nonEmpty(env.NOTEGATE_SERVER_PORT),
     serverHost: nonEmpty(env.NOTEGATE_SERVER_HOST),
   };
 }
 
-/** The per-user data directory: XDG on Linux, Application Support on macOS, LOCALAPPDATA on Windows. */
-export function userDataDir(
+/** What differs between the per-user folders of each kind, per platform. */
+const USER_DIRS = {
+  data: {
+    xdgVariable: 'XDG_DATA_HOME',
+    xdgDefault: ['.local', 'share'],
+    windowsVariable: 'LOCALAPPDATA',
+    windowsDefault: ['AppData', 'Local'],
+  },
+  config: {
+    xdgVariable: 'XDG_CONFIG_HOME',
+    xdgDefault: ['.config'],
+    windowsVariable: 'APPDATA',
+    windowsDefault: ['AppData', 'Roaming'],
+  },
+} as const;
+
+/**
+ * The per-user folder of a kind: XDG on Linux (`~/.local/share`, `~/.config`), Application Support on
+ * macOS (both kinds), LOCALAPPDATA / APPDATA on Windows.
+ */
+export function userDir(
+  kind: keyof typeof USER_DIRS,
   platform: NodeJS.Platform,
   homeDir: string,
   env: Readonly<Record<string, string | undefined>>,
 ): string {
+  const dirs = USER_DIRS[kind];
   if (platform === 'darwin') return path.join(homeDir, 'Library', 'Application Support');
-  if (platform === 'win32') return nonEmpty(env.LOCALAPPDATA) ?? path.join(homeDir, 'AppData', 'Local');
-  const xdg = nonEmpty(env.XDG_DATA_HOME);
-  // XDG Base Directory spec: a relative XDG_DATA_HOME is invalid and ignored.
-  return xdg && path.isAbsolute(xdg) ? xdg : path.join(homeDir, '.local', 'share');
+  if (platform === 'win32') return nonEmpty(env[dirs.windowsVariable]) ?? path.join(homeDir, ...dirs.windowsDefault);
+  const xdg = nonEmpty(env[dirs.xdgVariable]);
+  // XDG Base Directory spec: a relative path in its variables is invalid and ignored.
+  return xdg && path.isAbsolute(xdg) ? xdg : path.join(homeDir, ...dirs.xdgDefault);
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

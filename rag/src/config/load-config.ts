@@ -24,36 +24,40 @@ export interface RagConfig {
   readonly diode: DiodeContext;
 }
 
-/** The default `--config`: `rag/vaults.json` under the repository root found from `cwd`. */
-export function defaultConfigPath(cwd: string): string {
-  return path.join(findRepositoryRoot(cwd), 'rag', 'vaults.json');
-}
-
 /**
  * Reads, validates and resolves a config. Every problem is a UsageError naming
  * the file and the key; vault paths go through the diode policy.
  */
 export function loadRagConfig(configPath: string, homeDir: string): RagConfig {
   const file = path.resolve(configPath);
-  const parsed = parseVaultsConfig(readJson(file));
+  return resolveRagConfig(readConfigFile(file), file, homeDir);
+}
+
+/**
+ * Validates and resolves the JSON of a config as if it were the file `file` (its folder decides what
+ * relative paths mean): what `loadRagConfig` does once the file is read, and what an edit of the config
+ * checks before it writes anything.
+ */
+export function resolveRagConfig(json: unknown, file: string, homeDir: string): RagConfig {
+  const parsed = parseVaultsConfig(json);
   if ('problems' in parsed) throw new UsageError(`${file}:\n  ${parsed.problems.join('\n  ')}`);
   const repoRoot = findRepositoryRoot(path.dirname(file));
   const problems: string[] = [];
   const allowedRoots = (parsed.allowedRoots ?? ['.']).flatMap((root, i) => {
-    const real = realFolder(path.resolve(repoRoot, root), `allowed_roots[${i}]`, problems);
-    return real === undefined ? [] : [real];
+    const real = realFolderOf(path.resolve(repoRoot, root));
+    if ('problem' in real) problems.push(`allowed_roots[${i}]: ${real.problem}`);
+    return 'problem' in real ? [] : [real.realPath];
   });
   const diode: DiodeContext = { allowedRoots, homeDirs: homeVariants(homeDir) };
   const vaults = parsed.vaults.flatMap((vault, i) => {
     const at = `vaults[${i}].path`;
     const absolute = path.resolve(repoRoot, vault.path);
-    // Checked before realpath too, so a vault inside the container is refused even when it is absent here.
-    if (isPersonalCloudPath(absolute, diode.homeDirs)) {
-      problems.push(`${at}: ${personalCloudMessage(absolute)}`);
+    const folder = vaultFolderOf(absolute, diode.homeDirs);
+    if ('problem' in folder) {
+      problems.push(`${at}: ${folder.problem}`);
       return [];
     }
-    const realPath = realFolder(absolute, at, problems);
-    if (realPath === undefined) return [];
+    const { realPath } = folder;
     const verdict = checkDiode([absolute, realPath], diode);
     if (!verdict.allowed) {
       problems.push(`${at}: ${verdict.message}`);
@@ -68,7 +72,8 @@ export function loadRagConfig(configPath: string, homeDir: string): RagConfig {
   return Object.freeze({ configPath: file, repoRoot, model: parsed.model, indexPath, vaults, diode });
 }
 
-function readJson(file: string): unknown {
+/** The JSON of a config file; a missing file or one that is not JSON is a UsageError naming it. */
+export function readConfigFile(file: string): unknown {
   if (!existsSync(file)) throw new UsageError(`config file ${file} does not exist (--config)`);
   try {
     return JSON.parse(readFileSync(file, 'utf8'));
@@ -77,15 +82,29 @@ function readJson(file: string): unknown {
   }
 }
 
-function realFolder(absolute: string, at: string, problems: string[]): string | undefined {
+/** A folder's real path (symlinks followed), or what is wrong with it. */
+export type FolderCheck = { readonly realPath: string } | { readonly problem: string };
+
+function realFolderOf(absolute: string): FolderCheck {
   try {
-    const real = realpathSync(absolute);
-    if (statSync(real).isDirectory()) return real;
-    problems.push(`${at}: ${absolute} is not a folder`);
+    const realPath = realpathSync(absolute);
+    if (statSync(realPath).isDirectory()) return { realPath };
+    return { problem: `${absolute} is not a folder` };
   } catch {
-    problems.push(`${at}: folder ${absolute} does not exist`);
+    return { problem: `folder ${absolute} does not exist` };
   }
-  return undefined;
+}
+
+/**
+ * A vault folder (absolute) as written and as its real path, both outside the personal cloud drive
+ * (docs/retrieval.md#diode-policy); whether it lies under the allowed roots is the config's to check.
+ */
+export function vaultFolderOf(absolute: string, homeDirs: readonly string[]): FolderCheck {
+  // Checked before realpath too, so a vault inside the container is refused even when it is absent here.
+  if (isPersonalCloudPath(absolute, homeDirs)) return { problem: personalCloudMessage(absolute) };
+  const folder = realFolderOf(absolute);
+  if ('problem' in folder || !isPersonalCloudPath(folder.realPath, homeDirs)) return folder;
+  return { problem: personalCloudMessage(folder.realPath) };
 }
 
 /** The home directory as given and as its real path (macOS homes may be symlinked). */

@@ -2,7 +2,7 @@ import { isRecord } from '@notegate/kit';
 import { DEFAULT_MODEL_ID, findModel, type ModelSpec, modelWhitelist } from './models.js';
 
 /** docs/retrieval.md#config: vault ids. */
-const VAULT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+export const VAULT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 export const DEFAULT_INDEX_PATH = '.notegate/index.sqlite';
 
 const TOP_LEVEL_KEYS = ['embed_model', 'allowed_roots', 'index_path', 'vaults'] as const;

@@ -16,6 +16,8 @@ export interface DownloadOptions {
   readonly enabled: boolean;
   readonly timeoutMs?: number;
   readonly onFile?: (file: ModelFile, url: URL) => void;
+  /** After each piece of a download: bytes so far, and the total when the hub sent a Content-Length. */
+  readonly onBytes?: (file: ModelFile, bytesDone: number, bytesTotal: number | undefined) => void;
 }
 
 const DOWNLOAD_TIMEOUT_MS = 30 * 60 * 1000;
@@ -75,10 +77,15 @@ async function downloadFile(
   const temporary = `${target}.download-${process.pid}-${randomBytes(4).toString('hex')}`;
   const hash = createHash('sha256');
   const handle = await open(temporary, 'wx');
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  const bytesTotal = Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined;
+  let bytesDone = 0;
   try {
     for await (const chunk of response.body) {
       hash.update(chunk);
       await handle.write(chunk);
+      bytesDone += chunk.byteLength;
+      options.onBytes?.(file, bytesDone, bytesTotal);
     }
     await handle.sync();
   } catch (err) {

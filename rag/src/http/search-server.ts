@@ -63,8 +63,11 @@ export function createSearchServer(deps: SearchServerDeps): Server {
     failed: (req, res, err) => {
       if (err instanceof BodyTooLargeError) return sendJsonAndClose(res, 413, new ApiError('body_too_large').body);
       const failure = err instanceof ApiError ? err : new ApiError('search_failed');
-      // The path, not the URL: the query string is the client's and is never logged.
-      if (failure.status >= 500) deps.log(`${req.method} ${pathOf(req.url)}: ${describe(err)}`);
+      // The path, not the URL: the query string is the client's and is never logged. No index yet is an
+      // expected state that /health reports, not a failure.
+      if (failure.status >= 500 && failure.code !== 'index_missing') {
+        deps.log(`${req.method} ${pathOf(req.url)}: ${describe(err)}`);
+      }
       sendJson(res, failure.status, failure.body);
     },
   });
@@ -103,7 +106,18 @@ async function search(req: IncomingMessage, res: ServerResponse, deps: SearchSer
     throw translate(err, deps.log);
   }
   const tiers = result.lexicalTiers.length > 0 ? result.lexicalTiers.join('+') : 'none';
-  sendJson(res, 200, { hits: result.hits.map(hitJson) }, { 'X-Notegate-Lexical': tiers });
+  const notice = result.hits.length === 0 ? emptyIndexNotice(deps.index) : undefined;
+  sendJson(res, 200, { hits: result.hits.map(hitJson), ...(notice && { notice }) }, { 'X-Notegate-Lexical': tiers });
+}
+
+/**
+ * docs/retrieval.md#post-search: no hits from an index that holds no chunk says so, so that an empty
+ * index is not taken for a query that matched nothing.
+ */
+function emptyIndexNotice(index: SearchIndex): string | undefined {
+  const state = index.snapshots.current;
+  if (state.kind !== 'ready' || state.snapshot.chunks > 0) return undefined;
+  return "the index holds no notes yet: the vaults have no markdown files, or 'notegate-rag index' has not indexed them";
 }
 
 /** The index's failures as API errors (the details go to the log only). */
@@ -113,7 +127,9 @@ function translate(err: unknown, log: (line: string) => void): unknown {
     log(`model: ${describe(err)}`);
     return new ApiError('model_unavailable');
   }
-  if (err.code === 'ERR_INDEX_MISSING' || err.code === 'ERR_INDEX_UNAVAILABLE') {
+  // No index yet is an expected state of a fresh install (503, what to run), not a server failure.
+  if (err.code === 'ERR_INDEX_MISSING') return new ApiError('index_missing');
+  if (err.code === 'ERR_INDEX_UNAVAILABLE') {
     log(`search refused: ${describe(err)}`);
     return new ApiError('index_unavailable');
   }

@@ -1,4 +1,4 @@
-import type { FileRow } from '../store/index-store.js';
+import type { FileRow } from '../store/index-contents.js';
 import type { SkippedFile, VaultFile } from '../walk/walk-vault.js';
 
 /** Larger notes are skipped with a reason: they are exports or logs, and would hold the model for minutes. */
@@ -21,13 +21,14 @@ export interface VaultPlan {
 
 /**
  * docs/retrieval.md#index-runs: (mtime, size) is the fast path, the content hash is the
- * truth, and the fingerprint decides whether stored vectors still count.
+ * truth, and the fingerprint decides whether stored vectors still count. Without a
+ * fingerprint, only the files are compared (`status`: what changed in the folders).
  */
 export function planVault(
   files: readonly VaultFile[],
   walkSkipped: readonly SkippedFile[],
   rows: ReadonlyMap<string, FileRow>,
-  fingerprint: string,
+  fingerprint: string | undefined,
 ): VaultPlan {
   const skipped = [...walkSkipped];
   const candidates: Candidate[] = [];
@@ -45,7 +46,8 @@ export function planVault(
     }
     kept.add(file.path);
     const row = rows.get(file.path);
-    if (row && row.mtimeMs === file.mtimeMs && row.sizeBytes === file.sizeBytes && row.fingerprint === fingerprint) {
+    const sameVectors = fingerprint === undefined || row?.fingerprint === fingerprint;
+    if (row && row.mtimeMs === file.mtimeMs && row.sizeBytes === file.sizeBytes && sameVectors) {
       unchanged += 1;
     } else {
       candidates.push({ file, row });

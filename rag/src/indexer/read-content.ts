@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import type { Steps } from '@notegate/kit';
+import { runSteps, type Steps } from '@notegate/kit';
 import { describeFsError } from '../walk/walk-vault.js';
 
 export type ContentRead =
@@ -41,7 +41,12 @@ function* sha256Steps(bytes: Buffer): Steps<string> {
   return hash.digest('hex');
 }
 
-/** Strict UTF-8 (a leading BOM is dropped), a step per BYTES_PER_STEP; undefined when the bytes are not UTF-8. */
+/** Strict UTF-8 (a leading BOM is dropped); undefined when the bytes are not UTF-8. */
+export function decodeUtf8(bytes: Buffer): string | undefined {
+  return runSteps(utf8Steps(bytes));
+}
+
+/** `decodeUtf8` as steps, one per BYTES_PER_STEP. */
 export function* utf8Steps(bytes: Buffer): Steps<string | undefined> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   const parts: string[] = [];

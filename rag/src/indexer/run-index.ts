@@ -72,6 +72,8 @@ async function indexUnderLock(options: RunIndexOptions): Promise<IndexSummary> {
     await ensureModelFiles(config.model, modelCacheDir, {
       ...options.download,
       onFile: (file, url) => emit({ kind: 'model-download', file: file.path, url: url.href }),
+      onBytes: (file, bytesDone, bytesTotal) =>
+        emit({ kind: 'model-download-progress', file: file.path, bytesDone, bytesTotal }),
     });
     store ??= IndexStore.open(config.indexPath, { ...storeOptions, rebuild: true });
     const settings = chunkerSettingsFor(config.model);

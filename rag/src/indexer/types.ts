@@ -36,6 +36,13 @@ export interface IndexSummary {
 /** Progress reported by the library; only the CLI decides how (and whether) to show it. */
 export type IndexProgress =
   | { readonly kind: 'model-download'; readonly file: string; readonly url: string }
+  | {
+      readonly kind: 'model-download-progress';
+      readonly file: string;
+      readonly bytesDone: number;
+      /** From the response's Content-Length; undefined when the hub sends none. */
+      readonly bytesTotal: number | undefined;
+    }
   | { readonly kind: 'model-loading'; readonly modelId: string }
   | { readonly kind: 'scanned'; readonly vault: string; readonly files: number }
   | {

@@ -1,11 +1,9 @@
-import { errorMessage } from '@notegate/kit';
 import type { RagConfig } from '../config/load-config.js';
 import { hasVectors, type ModelSpec } from '../config/models.js';
 import type { Embedder } from '../embed/embedder.js';
 import { SharedEmbedder } from '../embed/shared-embedder.js';
-import { IndexFollower } from '../indexer/index-follower.js';
 import { loadFromCache, SearchIndex, type SearchIndexOptions } from '../search/search-index.js';
-import { type VaultWatcher, watchVaults } from '../walk/vault-watcher.js';
+import { VaultFollowing } from './vault-following.js';
 
 export interface LiveIndexOptions {
   readonly config: RagConfig;
@@ -29,20 +27,17 @@ export interface LiveIndexOptions {
 /**
  * An index opened for search in a long-running process and, when asked, kept
  * up to date with its vaults (docs/retrieval.md#following-the-vaults): the
- * `SearchIndex` that follows the file, and with `follow` a watcher on the vault
- * folders driving an `IndexFollower`, whose runs embed with the model the
- * searches use (one copy per process, docs/retrieval.md#serving). What
- * `notegate-rag serve` and the notes engine serve.
+ * `SearchIndex` that follows the file, and with `follow` a `VaultFollowing`
+ * (a watcher on the vault folders driving index runs), whose runs embed with
+ * the model the searches use (one copy per process, docs/retrieval.md#serving).
+ * What `notegate-rag serve` and the notes engine serve.
  */
 export class LiveIndex {
   readonly index: SearchIndex;
-  readonly #options: LiveIndexOptions;
   readonly #shared: SharedEmbedder | undefined;
-  readonly #follower: IndexFollower | undefined;
-  #watcher: VaultWatcher | undefined;
+  readonly #following: VaultFollowing | undefined;
 
   constructor(options: LiveIndexOptions) {
-    this.#options = options;
     const { config, modelCacheDir, modelHubUrl } = options;
     const load = options.loadEmbedder ?? ((model: ModelSpec) => loadFromCache(model, { modelCacheDir, modelHubUrl }));
     const shared =
@@ -60,8 +55,8 @@ export class LiveIndex {
       onReload: options.onReload,
       onWordIndex: options.onWordIndex,
     });
-    this.#follower = options.follow
-      ? new IndexFollower({
+    this.#following = options.follow
+      ? new VaultFollowing({
           config,
           ...(options.vaultIds && { vaultIds: options.vaultIds }),
           modelCacheDir,
@@ -81,32 +76,17 @@ export class LiveIndex {
    * `indexNow()`. Without `follow`, nothing is followed and this resolves false.
    */
   follow(): Promise<boolean> {
-    const follower = this.#follower;
-    if (!follower) return Promise.resolve(false);
-    const { config, vaultIds, log } = this.#options;
-    const vaults = config.vaults.filter((vault) => vaultIds === undefined || vaultIds.includes(vault.id));
-    try {
-      this.#watcher = watchVaults(
-        vaults,
-        () => follower.changed(),
-        (vault, err) => log(`watching vault ${vault} failed: ${err.message}`),
-      );
-      log(`following ${vaults.length} vault folder${vaults.length === 1 ? '' : 's'}`);
-    } catch (err) {
-      log(`not following the vault folders (${errorMessage(err)})`);
-    }
-    return follower.indexNow();
+    return this.#following?.start() ?? Promise.resolve(false);
   }
 
   /** An index run that starts after this call; true once it has committed and is searchable (false without `follow`). */
   indexNow(): Promise<boolean> {
-    return this.#follower?.indexNow() ?? Promise.resolve(false);
+    return this.#following?.indexNow() ?? Promise.resolve(false);
   }
 
   /** Stops following (a run in progress finishes first), then closes the index and the model. */
   async close(): Promise<void> {
-    this.#watcher?.close();
-    await this.#follower?.close();
+    await this.#following?.close();
     await this.index.close();
     await this.#shared?.dispose();
   }

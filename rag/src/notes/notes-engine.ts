@@ -1,10 +1,11 @@
-import type { RagConfig } from '../config/load-config.js';
+import type { RagConfig, ResolvedVault } from '../config/load-config.js';
 import { hasVectors, type ModelSpec } from '../config/models.js';
 import type { Embedder } from '../embed/embedder.js';
 import { LiveIndex } from '../live-index/live-index.js';
 import type { SearchHit } from '../search/hybrid-search.js';
 import type { SearchContext, SearchRequest } from '../search/search-request.js';
 import { describeWordIndex } from '../words/word-index.js';
+import { type LineRange, NoteReadError, type NoteText, readNote } from './note-reader.js';
 import { type NoteInput, NoteWriter, type WrittenNote } from './note-writer.js';
 
 /**
@@ -17,12 +18,18 @@ export interface NotesEngineOptions {
   readonly config: RagConfig;
   /** The vaults this server serves: searches see only these, and only these are followed. */
   readonly vaultIds: readonly string[];
-  /** Where notes.write writes; one of vaultIds. */
-  readonly writeVaultId: string;
+  /** Where notes.write writes, one of vaultIds; absent: the engine writes nothing (a read-only server). */
+  readonly writeVaultId?: string | undefined;
   readonly modelCacheDir: string;
   readonly modelHubUrl: URL;
-  /** True for a notes folder without a config: the server makes its index (lexical only). */
+  /** True when the engine makes its index if there is none (a notes folder without a config, `notegate-rag mcp`). */
   readonly createIndex: boolean;
+  /**
+   * Whether `open` waits for the first index run before it resolves (default: `createIndex`): a server that
+   * must find notes written before a crash does; a stdio server answers at once and searches what is
+   * committed so far (an index run commits file by file).
+   */
+  readonly catchUpFirst?: boolean;
   readonly log: (line: string) => void;
   /** The model loader (tests inject the generated test model's). */
   readonly loadEmbedder?: (model: ModelSpec, cacheDir: string) => Promise<Embedder>;
@@ -33,13 +40,13 @@ export interface NotesEngineOptions {
  * some vaults of a config, searched in-process exactly as `notegate-rag serve`
  * searches it and kept up to date the same way (the `LiveIndex` of `serve
  * --watch`: a watcher on the vault folders, one model per process for query
- * and passage vectors), plus note writing into one of them, each write
- * followed by an index run.
+ * and passage vectors), plus reading a note of them, and writing into one of
+ * them (where there is a write vault), each write followed by an index run.
  */
 export class NotesEngine {
   readonly #options: NotesEngineOptions;
   readonly #live: LiveIndex;
-  readonly #writer: NoteWriter;
+  readonly #writer: NoteWriter | undefined;
 
   private constructor(options: NotesEngineOptions) {
     this.#options = options;
@@ -60,9 +67,14 @@ export class NotesEngine {
         if (state.kind === 'unavailable') options.log(describeWordIndex(state));
       },
     });
-    const writeVault = options.config.vaults.find((vault) => vault.id === options.writeVaultId);
-    if (!writeVault) throw new Error(`write vault ${options.writeVaultId} is not a vault of the config`);
-    this.#writer = new NoteWriter(writeVault.realPath);
+    this.#writer =
+      options.writeVaultId === undefined ? undefined : new NoteWriter(this.#vault(options.writeVaultId).realPath);
+  }
+
+  #vault(id: string): ResolvedVault {
+    const vault = this.#options.config.vaults.find((candidate) => candidate.id === id);
+    if (!vault) throw new Error(`vault ${id} is not a vault of the config`);
+    return vault;
   }
 
   /**
@@ -73,7 +85,7 @@ export class NotesEngine {
   static async open(options: NotesEngineOptions): Promise<NotesEngine> {
     const engine = new NotesEngine(options);
     const caughtUp = engine.#live.follow();
-    if (options.createIndex) await caughtUp;
+    if (options.catchUpFirst ?? options.createIndex) await caughtUp;
     await engine.#live.index.start();
     return engine;
   }
@@ -83,13 +95,31 @@ export class NotesEngine {
     return { vaults: this.#options.vaultIds, vectors: hasVectors(this.#options.config.model) };
   }
 
-  get writeVaultId(): string {
+  /** The vaults searches see, and notes.read reads from. */
+  get vaultIds(): readonly string[] {
+    return this.#options.vaultIds;
+  }
+
+  /** Where notes.write writes; undefined for an engine that writes nothing. */
+  get writeVaultId(): string | undefined {
     return this.#options.writeVaultId;
   }
 
   /** Why notes.write could not put a note at `path` of the write vault now, or undefined. */
   placeProblem(path: string): string | undefined {
-    return this.#writer.placeProblem(path);
+    return this.#writer ? this.#writer.placeProblem(path) : 'this engine writes no notes';
+  }
+
+  /**
+   * A note of one of this engine's vaults, by its path as search hits give it (docs/protocol.md#tools):
+   * throws NoteReadError naming what is wrong (a vault not served here, a path outside the vault, no such
+   * note, a range outside it, not text).
+   */
+  read(vaultId: string, path: string, range: LineRange): NoteText {
+    if (!this.#options.vaultIds.includes(vaultId)) {
+      throw new NoteReadError('vault', `vault ${vaultId} is not served here (${this.#options.vaultIds.join(', ')})`);
+    }
+    return readNote(this.#vault(vaultId).realPath, path, range);
   }
 
   /**
@@ -113,6 +143,7 @@ export class NotesEngine {
 
   /** Writes durably, then waits up to WRITE_INDEX_WAIT_MS for an index run that includes the note. */
   async write(input: NoteInput): Promise<WrittenNote & { readonly indexed: boolean }> {
+    if (!this.#writer) throw new Error('this engine writes no notes');
     const written = await this.#writer.write(input);
     let timer: NodeJS.Timeout | undefined;
     const indexed = await Promise.race([

@@ -1,7 +1,8 @@
 import { homedir } from 'node:os';
 import { UsageError } from '@notegate/kit/cli';
+import { loadLocatedConfig, locateConfig } from '../config/config-location.js';
 import { loadEnvironment } from '../config/environment.js';
-import { defaultConfigPath, loadRagConfig, type RagConfig } from '../config/load-config.js';
+import type { RagConfig } from '../config/load-config.js';
 import { notesFolderConfig } from '../config/notes-folder.js';
 import { NotesEngine } from './notes-engine.js';
 
@@ -10,7 +11,8 @@ export const NOTES_VAULT_OPTIONS = {
   'vaults-config': {
     type: 'string',
     valueName: 'FILE',
-    defaultText: 'rag/vaults.json under the repository root, as for notegate-rag',
+    defaultText:
+      'the config notegate-rag finds (NOTEGATE_CONFIG, rag/vaults.json under the repository root, the per-user config)',
     description: 'A notegate-rag vaults config: its vaults, index, model and guardrails (allowed roots, diode policy).',
   },
   vault: {
@@ -72,6 +74,7 @@ export function selectVaults(config: RagConfig, vaultFlags: readonly string[], w
 /** Reads the vault flags into a selection: a config and some of its vaults, or one notes folder. */
 export function readVaultFlags(flags: VaultFlags, cwd: string): VaultSelection {
   const home = homedir();
+  const environment = processEnvironment(cwd);
   const dir = flags['notes-dir'];
   if (dir !== undefined) {
     const other = (['vaults-config', 'write-vault'] as const).find((name) => flags[name] !== undefined);
@@ -82,7 +85,7 @@ export function readVaultFlags(flags: VaultFlags, cwd: string): VaultSelection {
     const id = config.vaults[0]?.id ?? '';
     return { config, vaultIds: [id], writeVaultId: id, ownIndex: true };
   }
-  const config = loadRagConfig(flags['vaults-config'] ?? defaultConfigPath(cwd), home);
+  const config = loadLocatedConfig(locateConfig(flags['vaults-config'], cwd, environment), home);
   return { config, ...selectVaults(config, flags.vault, flags['write-vault']), ownIndex: false };
 }
 
@@ -92,7 +95,7 @@ export function openNotesEngine(
   cwd: string,
   log: (line: string) => void,
 ): Promise<NotesEngine> {
-  const environment = loadEnvironment({ cwd, env: process.env, platform: process.platform, homeDir: homedir() });
+  const environment = processEnvironment(cwd);
   return NotesEngine.open({
     config: selection.config,
     vaultIds: selection.vaultIds,
@@ -102,4 +105,9 @@ export function openNotesEngine(
     createIndex: selection.ownIndex,
     log,
   });
+}
+
+/** The environment of this process (`.env` in `cwd` under it), as `notegate-rag` reads it. */
+function processEnvironment(cwd: string) {
+  return loadEnvironment({ cwd, env: process.env, platform: process.platform, homeDir: homedir() });
 }

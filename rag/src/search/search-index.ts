@@ -106,6 +106,9 @@ export class SearchIndex {
    */
   async search(options: SearchOptions): Promise<SearchResult> {
     this.snapshots.check();
+    // No index yet is said first: embedding the query (or failing to load a model) would not change it.
+    const before = this.snapshots.current;
+    if (before.kind === 'missing') throw new RagError('ERR_INDEX_MISSING', before.reason);
     let queryVector: Float32Array | undefined;
     if (needsQueryVector(options.mode)) {
       if (!this.embedder) throw noVectorsError(options);

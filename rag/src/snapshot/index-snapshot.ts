@@ -2,10 +2,10 @@ import { existsSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import type { ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
+import { type VaultCounts, vaultCounts } from '../store/index-contents.js';
 import { assertIndexMatches, type IndexMeta } from '../store/index-meta.js';
 import { loadVectorMatrixCooperatively, type VectorMatrix } from '../store/load-vectors.js';
 import { openDatabase } from '../store/open-database.js';
-import { asRow, num, text } from '../store/rows.js';
 import { Int8VectorSearch } from '../vectors/int8-scan.js';
 import { exactScan, noVectors, type RowRange, rangesFor, type VectorSearch } from '../vectors/vector-scan.js';
 import { WordIndex, type WordIndexState } from '../words/word-index.js';
@@ -15,12 +15,6 @@ import { LexicalTables } from './lexical-tables.js';
 
 /** Memory-mapped reads: the full-text tables of 100k chunks are hundreds of MB, read through the page cache. */
 const MMAP_BYTES = 4 * 1024 ** 3;
-
-export interface VaultCounts {
-  readonly vault: string;
-  readonly files: number;
-  readonly chunks: number;
-}
 
 /** A vault and namespace filter over one snapshot: row ranges for the vectors, a scope for the full-text tables. */
 export interface SnapshotFilter {
@@ -187,16 +181,4 @@ async function fastestSearch(matrix: VectorMatrix): Promise<VectorSearch> {
   } catch {
     return exactScan(matrix);
   }
-}
-
-function vaultCounts(db: Database.Database): VaultCounts[] {
-  return db
-    .prepare(
-      'SELECT vault, count(*) AS files, coalesce(sum(chunk_count), 0) AS chunks FROM files GROUP BY vault ORDER BY vault',
-    )
-    .all()
-    .map((value) => {
-      const row = asRow(value);
-      return { vault: text(row, 'vault'), files: num(row, 'files'), chunks: num(row, 'chunks') };
-    });
 }

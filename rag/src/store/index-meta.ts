@@ -81,13 +81,8 @@ export function readIndexMeta(db: Database.Database): IndexMeta {
   };
 }
 
-/**
- * The index's metadata, once it is known to be an index of this format built
- * with `model` (model id and dimension); refuses anything else. `advice`
- * ends the message for an index of another model: what to do about it where
- * the caller runs.
- */
-export function assertIndexMatches(db: Database.Database, file: string, model: ModelSpec, advice: string): IndexMeta {
+/** The index's metadata, once the file is known to be an index of this format; refuses anything else. */
+export function readCheckedIndexMeta(db: Database.Database, file: string): IndexMeta {
   const version = Number(db.pragma('user_version', { simple: true }));
   if (version !== SCHEMA_VERSION) {
     throw new RagError(
@@ -97,7 +92,17 @@ export function assertIndexMatches(db: Database.Database, file: string, model: M
         : `index ${file} has format version ${version}, this version reads ${SCHEMA_VERSION}; run 'notegate-rag index --rebuild'`,
     );
   }
-  const meta = readIndexMeta(db);
+  return readIndexMeta(db);
+}
+
+/**
+ * The index's metadata, once it is known to be an index of this format built
+ * with `model` (model id and dimension); refuses anything else. `advice`
+ * ends the message for an index of another model: what to do about it where
+ * the caller runs.
+ */
+export function assertIndexMatches(db: Database.Database, file: string, model: ModelSpec, advice: string): IndexMeta {
+  const meta = readCheckedIndexMeta(db, file);
   if (meta.modelId !== model.id || meta.dimension !== model.dimension) {
     throw new RagError(
       'ERR_INDEX_MODEL_MISMATCH',

@@ -2,6 +2,7 @@ import { runSteps, type Steps } from '@notegate/kit';
 import type Database from 'better-sqlite3';
 import { RagError } from '../errors/rag-error.js';
 import { lexicalIndexText } from '../lexical/index-text.js';
+import { type FileRow, fileRowOf } from './index-contents.js';
 import {
   type IndexMeta,
   META_KEYS,
@@ -15,16 +16,6 @@ import { type OpenIndexOptions, prepareSchema } from './prepare-schema.js';
 import { asRow, num, text } from './rows.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { encodeVector } from './vector-codec.js';
-
-/** What the index knows about one file. */
-export interface FileRow {
-  readonly id: number;
-  readonly path: string;
-  readonly mtimeMs: number;
-  readonly sizeBytes: number;
-  readonly contentSha256: string;
-  readonly fingerprint: string;
-}
 
 export interface FileRecord {
   readonly vault: string;
@@ -91,20 +82,8 @@ export class IndexStore {
   }
 
   fileRows(vault: string): Map<string, FileRow> {
-    const rows = this.statements.filesOfVault.all(vault).map(asRow);
-    return new Map(
-      rows.map((row) => [
-        text(row, 'path'),
-        {
-          id: num(row, 'id'),
-          path: text(row, 'path'),
-          mtimeMs: num(row, 'mtime_ms'),
-          sizeBytes: num(row, 'size_bytes'),
-          contentSha256: text(row, 'content_sha256'),
-          fingerprint: text(row, 'fingerprint'),
-        },
-      ]),
-    );
+    const rows = this.statements.filesOfVault.all(vault).map((row) => fileRowOf(asRow(row)));
+    return new Map(rows.map((row) => [row.path, row]));
   }
 
   vaultsInIndex(): string[] {

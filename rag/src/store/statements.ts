@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { FILE_ROW_COLUMNS } from './index-contents.js';
 import { META_KEYS } from './index-meta.js';
 
 export type Statements = Record<StatementName, Database.Statement>;
@@ -18,9 +19,7 @@ type StatementName =
 /** The writer's statements, prepared once per connection. */
 export function prepareStatements(db: Database.Database): Statements {
   return {
-    filesOfVault: db.prepare(
-      'SELECT id, path, mtime_ms, size_bytes, content_sha256, fingerprint FROM files WHERE vault = ?',
-    ),
+    filesOfVault: db.prepare(`SELECT ${FILE_ROW_COLUMNS} FROM files WHERE vault = ?`),
     fileId: db.prepare('SELECT id FROM files WHERE vault = ? AND path = ?'),
     touchFile: db.prepare('UPDATE files SET mtime_ms = ?, size_bytes = ? WHERE id = ?'),
     insertFile: db.prepare(

@@ -27,12 +27,21 @@ describe('notegate-rag index', () => {
   it('lists every option with its default under --help', async (t) => {
     const { code, stdout } = await cli(t, ['index', '--help']);
     assert.equal(code, 0);
-    for (const option of ['--config PATH', '--vault ID', '--rebuild', '--json', '--quiet', '--offline', '--help']) {
+    for (const option of [
+      '--config PATH',
+      '--vault ID',
+      '--rebuild',
+      '--watch',
+      '--json',
+      '--quiet',
+      '--offline',
+      '--help',
+    ]) {
       assert.ok(stdout.includes(option), option);
     }
     assert.match(
       unwrapHelp(stdout),
-      /--config PATH +Vaults config file \(JSON\)\. \(default: rag\/vaults\.json under the repository root\)/,
+      /--config PATH +Vaults config file \(JSON\)\. \(default: NOTEGATE_CONFIG, else rag\/vaults\.json under the repository root when it exists, else the per-user config/,
     );
     assert.match(unwrapHelp(stdout), /--rebuild +.*\(default: off\)/);
   });

@@ -13,11 +13,11 @@ interface Hit {
   readonly text: string;
 }
 
-/** The hits, or none while the index does not exist yet (503 from /health, 500 from /search). */
+/** The hits, or none while the index does not exist yet (503 from /health and /search). */
 async function search(url: URL, query: string, mode: string): Promise<Hit[]> {
   const response = await fetch(new URL('/search', url), { method: 'POST', body: JSON.stringify({ query, mode }) });
   const body = (await response.json()) as { hits?: Hit[]; error?: string };
-  if (response.status === 500 && body.error === 'index_unavailable') return [];
+  if (response.status === 503 && body.error === 'index_missing') return [];
   assert.equal(response.status, 200, JSON.stringify(body));
   return body.hits ?? [];
 }

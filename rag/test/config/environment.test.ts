@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { loadEnvironment, userDataDir } from '../../src/config/environment.js';
+import { loadEnvironment, userDir } from '../../src/config/environment.js';
 import { tempDir } from '../../test-support/fixtures.js';
 
 describe('loadEnvironment', () => {
@@ -26,6 +26,23 @@ describe('loadEnvironment', () => {
     const env = loadEnvironment({ cwd, env: {}, platform: 'linux', homeDir: '/home/ada' });
     assert.equal(env.modelCacheDir, '/home/ada/.local/share/notegate/models');
     assert.equal(env.modelHubUrl.href, 'https://huggingface.co/');
+    assert.equal(env.userConfigDir, '/home/ada/.config/notegate');
+    assert.equal(env.userDataDir, '/home/ada/.local/share/notegate');
+    assert.equal(env.configFile, undefined);
+  });
+
+  it('takes NOTEGATE_CONFIG relative to the working directory, and XDG folders from the environment', (t) => {
+    const cwd = tempDir(t);
+    const env = loadEnvironment({
+      cwd,
+      env: { NOTEGATE_CONFIG: 'mine.json', XDG_CONFIG_HOME: '/cfg', XDG_DATA_HOME: '/data' },
+      platform: 'linux',
+      homeDir: '/home/ada',
+    });
+    assert.equal(env.configFile, path.join(cwd, 'mine.json'));
+    assert.equal(env.userConfigDir, '/cfg/notegate');
+    assert.equal(env.userDataDir, '/data/notegate');
+    assert.equal(env.modelCacheDir, '/data/notegate/models');
   });
 
   it('refuses a malformed hub URL, naming the variable', (t) => {
@@ -36,14 +53,21 @@ describe('loadEnvironment', () => {
   });
 });
 
-describe('userDataDir', () => {
-  it('follows each platform convention', () => {
-    assert.equal(userDataDir('linux', '/home/ada', {}), '/home/ada/.local/share');
-    assert.equal(userDataDir('linux', '/home/ada', { XDG_DATA_HOME: '/data' }), '/data');
-    assert.equal(userDataDir('linux', '/home/ada', { XDG_DATA_HOME: 'relative' }), '/home/ada/.local/share');
-    assert.equal(
-      userDataDir('darwin', '/Users/ada', { XDG_DATA_HOME: '/data' }),
-      '/Users/ada/Library/Application Support',
-    );
+describe('userDir', () => {
+  it('follows each platform convention, for data and for config', () => {
+    const table: [Parameters<typeof userDir>, string][] = [
+      [['data', 'linux', '/home/ada', {}], '/home/ada/.local/share'],
+      [['data', 'linux', '/home/ada', { XDG_DATA_HOME: '/data' }], '/data'],
+      [['data', 'linux', '/home/ada', { XDG_DATA_HOME: 'relative' }], '/home/ada/.local/share'],
+      [['data', 'darwin', '/Users/ada', { XDG_DATA_HOME: '/data' }], '/Users/ada/Library/Application Support'],
+      [['data', 'win32', 'C:\\Users\\ada', { LOCALAPPDATA: 'D:\\Local' }], 'D:\\Local'],
+      [['config', 'linux', '/home/ada', {}], '/home/ada/.config'],
+      [['config', 'linux', '/home/ada', { XDG_CONFIG_HOME: '/etc/ada' }], '/etc/ada'],
+      [['config', 'linux', '/home/ada', { XDG_CONFIG_HOME: ' ' }], '/home/ada/.config'],
+      [['config', 'linux', '/home/ada', { XDG_CONFIG_HOME: 'cfg' }], '/home/ada/.config'],
+      [['config', 'darwin', '/Users/ada', { XDG_CONFIG_HOME: '/cfg' }], '/Users/ada/Library/Application Support'],
+      [['config', 'win32', 'C:\\Users\\ada', { APPDATA: 'D:\\Roaming' }], 'D:\\Roaming'],
+    ];
+    for (const [args, expected] of table) assert.equal(userDir(...args), expected, JSON.stringify(args));
   });
 });

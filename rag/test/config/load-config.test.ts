@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { defaultConfigPath, loadRagConfig } from '../../src/config/load-config.js';
+import { loadRagConfig } from '../../src/config/load-config.js';
 import { tempDir, writeConfig } from '../../test-support/fixtures.js';
 
 /** A repository and a fake home, with folders made on demand. */
@@ -44,11 +44,6 @@ describe('loadRagConfig', () => {
     assert.equal(loaded.indexPath, path.join(root, '.notegate', 'index.sqlite'));
     assert.deepEqual(loaded.diode.allowedRoots, [root]);
     assert.ok(Object.isFrozen(loaded));
-  });
-
-  it('defaults --config to rag/vaults.json under the repository root of the working directory', (t) => {
-    const { root, folder } = layout(t);
-    assert.equal(defaultConfigPath(folder(root, 'auth', 'src')), path.join(root, 'rag', 'vaults.json'));
   });
 
   it('names a missing vault folder and a missing config file', (t) => {

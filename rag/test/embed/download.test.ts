@@ -40,7 +40,7 @@ async function hub(t: TestContext, files: ReadonlyMap<string, Buffer>): Promise<
       res.writeHead(404).end('Entry not found');
       return;
     }
-    res.writeHead(200, { 'Content-Type': 'application/octet-stream' }).end(content);
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': content.length }).end(content);
   });
   const url = await listen(server, '127.0.0.1', 0);
   t.after(() => closeServer(server));
@@ -94,10 +94,24 @@ describe('ensureModelFiles', () => {
     assert.equal(server.requests.length, 3, 'present files are not fetched again');
   });
 
-  it('fills an empty cache with a model the loader then reads', async (t) => {
+  it("fills an empty cache with a model the loader then reads, reporting each file's bytes as they arrive", async (t) => {
     const cache = tempDir(t);
     const server = await hub(t, published);
-    await ensureModelFiles(minilm, cache, options(server.url));
+    const progress = new Map<string, [number, number | undefined][]>();
+    await ensureModelFiles(minilm, cache, {
+      ...options(server.url),
+      onBytes: (file, bytesDone, bytesTotal) =>
+        progress.set(file.path, [...(progress.get(file.path) ?? []), [bytesDone, bytesTotal]]),
+    });
+    for (const { path: file } of minilm.files) {
+      const steps = progress.get(file) ?? [];
+      const size = published.get(file)?.length;
+      assert.deepEqual(steps.at(-1), [size, size], file);
+      assert.ok(
+        steps.every(([done], i) => i === 0 || done > (steps[i - 1]?.[0] ?? 0)),
+        `${file}: growing`,
+      );
+    }
     assert.equal(server.requests.length, minilm.files.length);
     const embedder = await loadTransformersEmbedder(minilm, cache);
     t.after(() => embedder.dispose());
@@ -140,6 +154,12 @@ describe('ensureModelFiles', () => {
       );
       assert.match(message, /from http:\/\/127\.0\.0\.1:\d+\/Xenova\/all-MiniLM-L6-v2\/resolve\/main\/tokenizer\.json/);
       assert.match(message, /or set NOTEGATE_MODEL_CACHE/);
+      // Both ways out: the weights (placed or installed), or an index that needs no model.
+      assert.match(
+        message,
+        /\n {2}notegate-rag model install --model sentence-transformers\/all-MiniLM-L6-v2 FILE\.\.\.\n/,
+      );
+      assert.match(message, /Or go without vectors: "embed_model": "none" .* lexical-only index/);
       return true;
     });
   });

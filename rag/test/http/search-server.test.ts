@@ -179,20 +179,46 @@ describe('notegate-rag serve HTTP API', () => {
     }
   });
 
-  it('answers 500 with a fixed message, never an empty list, when the index is missing, damaged, or the model failed', async (t) => {
+  it('answers 503 saying what to run, never an empty list, when there is no index yet', async (t) => {
     const missing = workspace(t, { notes: NOTES });
     const noIndex = await startSearchServer(t, missing, { index: false });
     const refused = await noIndex.search({ query: 'keys' });
     assert.deepEqual(refused, {
-      status: 500,
+      status: 503,
       headers: refused.headers,
-      body: { error: 'index_unavailable', message: 'the index is not available; GET /health says why' },
+      body: {
+        error: 'index_missing',
+        message: "there is no index yet: run 'notegate-rag index' (or serve with --watch, which builds it)",
+      },
     });
     const health = await noIndex.request({ path: '/health' });
     assert.equal(health.status, 503);
     assert.deepEqual((health.body as { status: string; index: { state: string } }).status, 'degraded');
     assert.match(JSON.stringify(health.body), /no index at .*run 'notegate-rag index'/);
+    assert.equal(noIndex.logs.length, 0, 'an expected state, not a failure to log');
+  });
 
+  it('answers an index that holds nothing with no hits and a notice saying so, in every mode', async (t) => {
+    const ws = workspace(t, { empty: {} });
+    const server = await startSearchServer(t, ws);
+    for (const mode of ['hybrid', 'dense', 'lexical']) {
+      const reply = await server.search({ query: 'keys', mode, mmr: mode === 'hybrid' });
+      assert.equal(reply.status, 200, mode);
+      assert.deepEqual(reply.body, {
+        hits: [],
+        notice:
+          "the index holds no notes yet: the vaults have no markdown files, or 'notegate-rag index' has not indexed them",
+      });
+    }
+    const notes = await startSearchServer(t, workspace(t, { notes: NOTES }));
+    assert.deepEqual(
+      (await notes.search({ query: 'zeppelin', mode: 'lexical' })).body,
+      { hits: [] },
+      'no notice for a query that found nothing',
+    );
+  });
+
+  it('answers 500 with a fixed message, never an empty list, when the index is damaged or the model failed', async (t) => {
     const damaged = workspace(t, { notes: NOTES });
     const server = await startSearchServer(t, damaged);
     assert.equal((await server.search({ query: 'keys' })).status, 200);

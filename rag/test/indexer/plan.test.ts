@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MAX_FILE_BYTES, planVault } from '../../src/indexer/plan.js';
-import type { FileRow } from '../../src/store/index-store.js';
+import type { FileRow } from '../../src/store/index-contents.js';
 import type { VaultFile } from '../../src/walk/walk-vault.js';
 
 const file = (path: string, mtimeMs = 10, sizeBytes = 100): VaultFile => ({

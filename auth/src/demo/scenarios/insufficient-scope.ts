@@ -44,8 +44,8 @@ export const insufficientScope: Scenario = {
       ],
       checks: [
         {
-          label: 'tools/list shows notes.search and not notes.write',
-          pass: list.code === 0 && names.length === 1 && names[0] === 'notes.search',
+          label: 'tools/list shows the notes:read tools (notes.read, notes.search) and not notes.write',
+          pass: list.code === 0 && names.join(' ') === 'notes.read notes.search',
         },
         {
           label: 'notes.write refused: HTTP 403 insufficient_scope, challenge names notes:write',

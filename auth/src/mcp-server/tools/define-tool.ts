@@ -1,32 +1,24 @@
 import type { McpServer, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import { type NotesToolSpec, runTool, toolErrorResult } from '@notegate/rag';
 import type { z } from 'zod';
 import type { ProtocolError } from '../../errors/protocol-error.js';
 import type { ArgumentScreening, ToolRegistration } from './tool-catalog.js';
 
-/** A failure the client may see word for word (fixed texts only, never exception details). */
-export class ToolFailure extends Error {
-  constructor(readonly publicMessage: string) {
-    super(publicMessage);
-    this.name = 'ToolFailure';
-  }
-}
-
 /** What screening makes of a call's parsed arguments: a refusal, or what the run needs. */
 export type Preparation<Ready> = { readonly refused: ProtocolError } | { readonly ready: Ready };
 
-export interface ToolDefinition<In extends z.ZodType, Out extends z.ZodType<Record<string, unknown>>, Ready> {
-  readonly name: string;
+/**
+ * A tool as this server defines it: a notes tool of @notegate/rag's shape, with the scope a caller needs,
+ * a preparation that refuses with this server's protocol errors, and where faults are told.
+ */
+export interface ToolDefinition<In extends z.ZodType, Out extends z.ZodType<Record<string, unknown>>, Ready>
+  extends Omit<NotesToolSpec<In, Out, Ready>, 'prepare' | 'text'> {
   readonly scope?: string;
-  readonly title: string;
-  readonly description: string;
-  readonly input: In;
-  readonly output: Out;
   /** Decided before dispatch, once per call (see ToolRegistration.screen), from the parsed arguments. */
   readonly prepare: (args: z.output<In>) => Preparation<Ready>;
-  readonly run: (ready: Ready) => Promise<z.output<Out>>;
   /** The result as text for the client's reader; default the JSON of the structured content. */
   readonly text?: (result: z.output<Out>) => string;
-  /** Told about unexpected exceptions; the client only gets a fixed text. */
+  /** Told about every failure's cause; the client only gets a fixed text (a ToolFailure's, else a generic one). */
   readonly onFault: (tool: string, err: unknown) => void;
 }
 
@@ -62,23 +54,11 @@ export function defineTool<In extends z.ZodType, Out extends z.ZodType<Record<st
         const request = ctx.http?.req;
         // A server that dispatches calls it did not screen (the SDK's plain stateless pattern) prepares here.
         const preparation = (request && prepared.get(request)) ?? prepare(input.parse(args));
-        if ('refused' in preparation) return failed(preparation.refused.description);
-        try {
-          const result = await run(preparation.ready);
-          return { content: [{ type: 'text', text: text(result) }], structuredContent: result };
-        } catch (err) {
-          if (!(err instanceof ToolFailure)) onFault(name, err);
-          return failed(
-            err instanceof ToolFailure ? err.publicMessage : 'The tool failed; the server logged the cause',
-          );
-        }
+        if ('refused' in preparation) return toolErrorResult(preparation.refused.description);
+        return runTool({ name, run, text }, preparation.ready, onFault);
       });
     },
   };
-}
-
-function failed(text: string) {
-  return { content: [{ type: 'text' as const, text }], isError: true };
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {

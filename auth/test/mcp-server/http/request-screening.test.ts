@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -183,6 +183,66 @@ describe('request limits and bad input on the MCP endpoint', () => {
       ['link.md'],
       'nothing written inside it either (link.md is the planted link)',
     );
+  });
+
+  it('serves notes.read under notes:read: a note by vault and path, a line range, refusals audited', async (t) => {
+    const fixture = await startNotesServer(t);
+    const outside = mkdtempSync(join(tmpdir(), 'outside-'));
+    t.after(() => rmSync(outside, { recursive: true, force: true }));
+    writeFileSync(join(outside, 'secret.md'), '# Secret\n');
+    symlinkSync(join(outside, 'secret.md'), join(fixture.notesDir, 'secret.md'));
+    writeFileSync(join(fixture.notesDir, 'plan.md'), '# Plan\n\nrotate the keys\nthen check\n');
+    const token = await fixture.issuer.sign({ claims: { scope: 'notes:read' } });
+    const read = async (args: Record<string, unknown>) => {
+      const response = await post(fixture, toolCall('notes.read', args), mcpHeaders(token));
+      assert.equal(response.status, 200, 'in-band');
+      return (await response.json()) as {
+        result?: { structuredContent: Record<string, unknown> };
+        error?: { code: number; message: string };
+      };
+    };
+    const whole = await read({ vault: 'notes', path: 'plan.md' });
+    assert.deepEqual(whole.result?.structuredContent, {
+      vault: 'notes',
+      path: 'plan.md',
+      line_start: 1,
+      line_end: 4,
+      total_lines: 4,
+      truncated: false,
+      text: '# Plan\n\nrotate the keys\nthen check',
+    });
+    assert.equal(fixture.lastAudit().decision, 'allow');
+    const lines = await read({ vault: 'notes', path: 'plan.md', line_start: 3, line_end: 9 });
+    assert.deepEqual(
+      [lines.result?.structuredContent.text, lines.result?.structuredContent.line_end],
+      ['rotate the keys\nthen check', 4],
+    );
+    const refusals: [Record<string, unknown>, string, RegExp][] = [
+      [{ vault: 'notes', path: '../escape.md' }, 'The path must name a markdown file', /path has a '\.\.' segment/],
+      [{ vault: 'notes', path: 'secret.md' }, 'The path must name a markdown file', /outside the vault/],
+      [{ vault: 'notes', path: '.obsidian/x.md' }, 'The path must name a markdown file', /hidden segment/],
+      [{ vault: 'notes', path: 'gone.md' }, 'There is no note at that path in that vault', /no file at gone\.md/],
+      [{ vault: 'other', path: 'plan.md' }, 'The vault is not one of the vaults of this server', /vault other/],
+      [
+        { vault: 'notes', path: 'plan.md', line_start: 9 },
+        'The line range is outside the note',
+        /past the note's 4 lines/,
+      ],
+      [{ vault: 'notes', path: 'plan.md', line_start: 3, line_end: 2 }, 'The line range is outside the note', /before/],
+      [{ vault: 'notes', path: 'plan.md', line_start: 0 }, 'The tool arguments do not match', /line_start/],
+    ];
+    for (const [args, message, audited] of refusals) {
+      const answer = await read(args);
+      assert.equal(answer.error?.code, -32602, JSON.stringify(args));
+      assert.ok(answer.error?.message.startsWith(message), answer.error?.message);
+      assert.doesNotMatch(
+        answer.error?.message ?? '',
+        /secret|gone|\.\.|past|before/,
+        'the detail stays in the audit line',
+      );
+      assert.equal(fixture.lastAudit().decision, 'deny');
+      assert.match(fixture.lastAudit().reason, audited);
+    }
   });
 
   it('audits why a path was refused, and never echoes it to the client', async (t) => {

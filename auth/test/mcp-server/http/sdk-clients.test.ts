@@ -59,7 +59,7 @@ describe('official SDK clients against the notes server', () => {
       const client = await modernClient(fixture, await fixture.issuer.sign(), mode);
       t.after(() => client.close());
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((tool) => tool.name).sort(), ['notes.search', 'notes.write']);
+      assert.deepEqual(tools.map((tool) => tool.name).sort(), ['notes.read', 'notes.search', 'notes.write']);
       const search = tools.find((tool) => tool.name === 'notes.search');
       assert.deepEqual(search?.inputSchema.required, ['query']);
       assert.ok(search?.outputSchema, 'output schema advertised');
@@ -94,7 +94,7 @@ describe('official SDK clients against the notes server', () => {
       'the version notegate --version prints',
     );
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((tool) => tool.name).sort(), ['notes.search', 'notes.write']);
+    assert.deepEqual(tools.map((tool) => tool.name).sort(), ['notes.read', 'notes.search', 'notes.write']);
     const written = await client.callTool({
       name: 'notes.write',
       arguments: { title: 'Überprüfung', body: '年次の鍵の確認' },
@@ -109,9 +109,9 @@ describe('official SDK clients against the notes server', () => {
   it('lists only the tools whose scope was granted', async (t) => {
     const fixture = await startNotesServer(t);
     const cases: [string, string[]][] = [
-      ['notes:read', ['notes.search']],
+      ['notes:read', ['notes.read', 'notes.search']],
       ['notes:write', ['notes.write']],
-      ['notes:read notes:write', ['notes.search', 'notes.write']],
+      ['notes:read notes:write', ['notes.read', 'notes.search', 'notes.write']],
       ['profile', []],
     ];
     for (const [scope, expected] of cases) {
