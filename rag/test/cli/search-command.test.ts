@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { describe, it, type TestContext } from 'node:test';
-import { firstTerminalControl } from '@notegate/kit';
-import { type Finished, unwrapHelp } from '@notegate/kit/testing';
+import { firstTerminalControl, shellWords } from '@notegate/kit';
+import { type Finished, runInGroup, unwrapHelp } from '@notegate/kit/testing';
 import { cliPath, runNode } from '../../test-support/child.js';
 import { MINILM, tempDir, type Workspace, workspace } from '../../test-support/fixtures.js';
 import { testModelCache } from '../../test-support/test-model/test-model.js';
@@ -121,6 +122,29 @@ describe('notegate-rag search', () => {
     assert.equal(hit?.title, 'Keys\x1b]0;owned\x07');
     assert.equal(hit?.path, 'keys\u009b2J\u202e.md');
     assert.equal(hit?.heading, 'Rotation\x1b[2J');
+  });
+
+  it('on a terminal (a pseudo-terminal, through script(1)) marks the terms in colour and still shows the controls as escapes', async (t) => {
+    if (spawnSync('script', ['--version']).status !== 0) {
+      t.skip('script(1) of util-linux is not installed');
+      return;
+    }
+    const hostile = {
+      'keys.md': '# Keys\x1b]0;owned\x07\n\nRotate the keys \x1b]52;c;cm0gLXJmIH4=\x07 now \u009b31m \u202ex\x08.\n',
+    };
+    const ws = workspace(t, { notes: hostile }, 'none');
+    assert.equal((await cli(t, ws, ['index', '--quiet'])).code, 0);
+    const env = { PATH: process.env.PATH, HOME: ws.home, NOTEGATE_MODEL_CACHE: testModelCache(), TERM: 'xterm' };
+    const command = shellWords([process.execPath, cliPath(), 'search', 'rotate', 'keys']);
+    const { code, stdout } = await runInGroup(t, 'script', ['-qec', command, '/dev/null'], env, ws.root);
+    assert.equal(code, 0, stdout);
+    // Only our own styles reach the terminal: bold, the marked terms, dim, reset.
+    assert.ok(stdout.includes('\x1b[1;33mRotate\x1b[0m'), JSON.stringify(stdout));
+    const ours = /\x1b\[(?:0|1|2|1;33)m/g;
+    const rest = stdout.replace(ours, '').replace(/\r?\n/g, '');
+    assert.equal(firstTerminalControl(rest), undefined, JSON.stringify(stdout));
+    assert.ok(rest.includes('Keys\\x1b]0;owned\\x07'), rest);
+    assert.ok(rest.includes('\\x1b]52;c;cm0gLXJmIH4=\\x07 now \\x9b31m \\u202ex\\x08.'), rest);
   });
 
   it('says what to do when there is no index yet', async (t) => {
