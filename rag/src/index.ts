@@ -65,7 +65,7 @@ export {
   type SearchResult,
   searchSnapshot,
 } from './search/hybrid-search.js';
-export type { LexicalTier } from './search/lexical-leg.js';
+export type { Correction, LexicalTier } from './search/lexical-leg.js';
 export { loadFromCache, openIndex, SearchIndex, type SearchIndexOptions } from './search/search-index.js';
 export {
   checkSearchRequest,
@@ -83,7 +83,6 @@ export {
   TOP_MAX,
   TOP_MIN,
 } from './search/search-request.js';
-export { snippetOf, termPatterns } from './search/snippet.js';
 export { IndexSnapshot } from './snapshot/index-snapshot.js';
 export { SnapshotSource } from './snapshot/snapshot-source.js';
 export { type VaultWatcher, watchVaults } from './walk/vault-watcher.js';

@@ -90,7 +90,8 @@ function send(
           resolve({
             status: res.statusCode ?? 0,
             headers: res.headers,
-            body: text === '' ? undefined : JSON.parse(text),
+            // JSON is parsed; the search page's files stay text.
+            body: text === '' ? undefined : /json/.test(res.headers['content-type'] ?? '') ? JSON.parse(text) : text,
           });
         });
       },

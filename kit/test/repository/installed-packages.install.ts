@@ -4,7 +4,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isRecord } from '../../src/records.js';
-import { type Finished, type Registrar, runInGroup, tempDir } from '../../src/testing/index.js';
+import { type Finished, type Registrar, runInGroup, spawnInGroup, tempDir, waitFor } from '../../src/testing/index.js';
 
 /**
  * docs/install.md#install-test: the packages as users get them. Packs every workspace, installs the tarballs the
@@ -32,6 +32,7 @@ const NOT_AT_RUN_TIME = [
   'sqlite-vec',
   'parse-prometheus-text-format',
   'autocannon',
+  'playwright-core',
   'oidc-provider',
   'oauth4webapi',
   '@huggingface/transformers',
@@ -190,6 +191,35 @@ describe('the packed packages, installed into an empty prefix', () => {
     const search = await runInGroup(registrar, 'notegate-rag', ['search', 'water the tomatoes'], userEnv, notes);
     assertRan(search, 'notegate-rag search after init');
     assert.match(search.stdout, /projects\/garden\.md/);
+  });
+
+  it('serves the search page and its modules from the installed package (notegate-rag serve)', async () => {
+    const serve = spawnInGroup(registrar, 'notegate-rag', ['serve', '--config', 'vaults.json', '--port', '0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env,
+      cwd: work,
+    });
+    let stdout = '';
+    serve.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    const listening = await waitFor('notegate-rag serve to listen', () => /^listening on (\S+)$/m.exec(stdout)?.[1]);
+    const page = await fetch(new URL('/', listening));
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self'/);
+    // The page's script and every module it imports, as the browser would load them.
+    const pending = [...(await page.text()).matchAll(/src="([^"]+\.js)"/g)].map((m) => new URL(m[1] ?? '', listening));
+    assert.ok(pending.length > 0, 'the page loads its script');
+    const loaded = new Set<string>();
+    for (let module = pending.pop(); module !== undefined; module = pending.pop()) {
+      if (loaded.has(module.href)) continue;
+      loaded.add(module.href);
+      const reply = await fetch(module);
+      assert.equal(reply.status, 200, module.href);
+      for (const m of (await reply.text()).matchAll(/\bfrom '(\.[^']+)'/g)) pending.push(new URL(m[1] ?? '', module));
+    }
+    assert.ok(loaded.size > 1, [...loaded].join(' '));
+    serve.kill('SIGTERM');
   });
 
   it('says which package to add when the config asks for vectors', async () => {

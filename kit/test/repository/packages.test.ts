@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -144,5 +144,17 @@ describe('the packages npm pack makes of the workspaces', () => {
       });
       assert.deepEqual([...loaded].sort(), declared.sort(), `${p.name}: what the code loads = what it declares`);
     }
+  });
+
+  it('hold the search page that notegate-rag serve reads beside its code (docs/retrieval.md#search-page)', () => {
+    const rag = packages.find((p) => p.name === '@notegate/rag');
+    assert.ok(rag);
+    const modules = readdirSync(path.join(rag.dir, 'dist', 'page', 'src')).filter((file) => file.endsWith('.js'));
+    assert.ok(modules.includes('main.js'), 'the page is compiled');
+    const page = ['page/index.html', 'page/search.css', 'page/icon.svg', ...modules.map((m) => `dist/page/src/${m}`)];
+    assert.deepEqual(
+      page.filter((file) => !rag.files.has(file)),
+      [],
+    );
   });
 });

@@ -24,7 +24,9 @@ interface Unit {
  * Heading-aware chunking (docs/retrieval.md#chunking): sections are kept whole when
  * they fit, small sections merge with the next, code fences are never split
  * unless one alone exceeds the model window. A chunk's text is the verbatim
- * source lines of its range; frontmatter is never part of it.
+ * source lines of its range; frontmatter is never part of it. Every note has
+ * at least one chunk: headings alone are text, and a note without text has
+ * one empty chunk, so that its title, aliases and tags find it.
  */
 export function chunkNote(
   content: string,
@@ -52,7 +54,13 @@ export function* chunkSteps(
   const title = titleOf(frontmatter.title, blocks, filePath);
   const warnings: string[] = [];
   const context = new ChunkContext(lines, title, settings, count);
-  const units = yield* toUnits(blocks, context, warnings);
+  // docs/retrieval.md#chunking: a note of headings alone (an outline) is its headings' text.
+  const hasText = blocks.some((block) => block.kind !== 'heading');
+  const units = yield* toUnits(
+    hasText ? blocks : blocks.map(({ start, end }) => ({ kind: 'text', start, end })),
+    context,
+    warnings,
+  );
   const chunks: Chunk[] = [];
   let group: Unit[] = [];
   let groupTokens = 0;
@@ -67,6 +75,8 @@ export function* chunkSteps(
     group.push(unit);
   }
   if (group.length > 0) chunks.push(...context.emit(group, chunks.length, warnings));
+  // A note with no text at all (frontmatter alone, or empty) is still found by its title, aliases and tags.
+  if (chunks.length === 0) chunks.push(context.textless(Math.max(1, frontmatter.lineCount)));
   return { title, aliases: frontmatter.aliases, tags: frontmatter.tags, chunks, warnings };
 }
 
@@ -148,6 +158,12 @@ class ChunkContext {
       this.overheads.set(trail, tokens);
     }
     return tokens;
+  }
+
+  /** The one chunk of a note without text: lines 1 to `lineEnd` (its frontmatter), embedded as its title alone. */
+  textless(lineEnd: number): Chunk {
+    const embedText = embedTextOf(this.settings.passagePrefix, breadcrumbOf(this.title, ''), '');
+    return { seq: 0, heading: '', lineStart: 1, lineEnd, text: '', embedText, tokenCount: this.count(embedText) };
   }
 
   /** Turns a group of units into a chunk, splitting the group again if the exact count overflows the window. */

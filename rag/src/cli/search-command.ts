@@ -2,7 +2,7 @@ import { terminalJson } from '@notegate/kit';
 import { type Command, type CommandLine, EXIT, UsageError } from '@notegate/kit/cli';
 import { hasVectors } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
-import { hitJson } from '../http/search-server.js';
+import { searchJson } from '../http/search-server.js';
 import { SEARCH_MODES } from '../search/hybrid-search.js';
 import { openIndex } from '../search/search-index.js';
 import {
@@ -37,7 +37,15 @@ const OPTIONS = {
     description: 'Search only this vault of the config.',
     defaultText: 'every vault',
   },
-  json: { type: 'boolean', description: 'Print the hits as JSON on stdout (the fields of POST /search).' },
+  tag: {
+    type: 'string',
+    multiple: true,
+    valueName: 'TAG',
+    description: 'Only notes with this frontmatter tag, or a tag nested below it (repeatable: any of them).',
+    defaultText: 'every note',
+  },
+  files: { type: 'boolean', description: 'Whole notes instead of passages: each note once, with all its text.' },
+  json: { type: 'boolean', description: 'Print the hits as JSON on stdout (the body of POST /search).' },
 } as const;
 
 export function createSearchCommand(deps: RagCommandDeps): Command<typeof OPTIONS> {
@@ -60,6 +68,8 @@ const FLAG_OF: Partial<Readonly<Record<SearchField, string>>> = {
   top: '--top',
   mode: '--mode',
   vaults: '--vault',
+  tags: '--tag',
+  files: '--files',
 };
 
 async function runSearch(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps): Promise<number> {
@@ -91,8 +101,8 @@ async function runSearch(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps
     const color = process.stdout.isTTY === true && process.env.NO_COLOR === undefined;
     process.stdout.write(
       options.json
-        ? `${terminalJson({ hits: result.hits.map(hitJson) }, 2)}\n`
-        : formatHits(result.hits, request.query, { color }),
+        ? `${terminalJson(searchJson(result, request.query), 2)}\n`
+        : formatHits(result, request.query, { color }),
     );
     return EXIT.ok;
   } finally {
@@ -117,6 +127,8 @@ function searchRequestOf(
       top: /^\d+$/.test(top) ? Number(top) : options.top,
       ...(options.mode !== undefined && { mode: options.mode }),
       ...(options.vault.length > 0 && { vaults: options.vault }),
+      ...(options.tag.length > 0 && { tags: options.tag }),
+      ...(options.files && { files: true }),
     },
     context,
   );

@@ -1,6 +1,6 @@
 import { terminalText } from '@notegate/kit';
-import type { SearchHit } from '../search/hybrid-search.js';
-import { snippetOf, termPatterns } from '../search/snippet.js';
+import type { SearchResult } from '../search/hybrid-search.js';
+import { hitSnippet, termPatterns } from '../search/snippet.js';
 
 const BOLD = '\x1b[1m';
 const MARK = '\x1b[1;33m';
@@ -13,50 +13,48 @@ export interface HitStyle {
 }
 
 /**
- * Hits for people (docs/retrieval.md#notegate-rag-search): rank, title,
- * `vault/path:lines`, the heading trail, and a snippet around the first match
- * with the query's terms marked on a terminal. Every text of a note, its path
- * included, has its control characters shown as escapes, on a terminal or not
- * (docs/security.md#operators-terminals); only the styles are ours.
+ * Hits for people (docs/retrieval.md#notegate-rag-search): the words searched
+ * instead of typos, then per hit its rank, title, `vault/path:lines`, the
+ * heading trail, and a snippet of plain text around the first match with the
+ * query's terms marked on a terminal. Every text of a note, its path and the
+ * words searched instead included, has its control characters shown as
+ * escapes, on a terminal or not (docs/security.md#operators-terminals); only
+ * the styles are ours.
  */
-export function formatHits(hits: readonly SearchHit[], query: string, style: HitStyle): string {
-  if (hits.length === 0) return 'no matches\n';
+export function formatHits(result: Pick<SearchResult, 'hits' | 'corrections'>, query: string, style: HitStyle): string {
   const paint = (code: string, text: string) => (style.color ? `${code}${text}${RESET}` : text);
-  const patterns = termPatterns(query);
-  return `${hits
+  const corrected =
+    result.corrections.length === 0
+      ? ''
+      : `searched for ${result.corrections.map((c) => `${paint(BOLD, terminalText(c.to))} (not ${terminalText(c.from)})`).join(', ')}\n\n`;
+  if (result.hits.length === 0) return `${corrected}no matches\n`;
+  const patterns = termPatterns(query, result.corrections);
+  return `${corrected}${result.hits
     .map((hit, i) => {
       const lines = [
         `${i + 1}. ${paint(BOLD, terminalText(hit.title))}  ${paint(DIM, terminalText(`${hit.vault}/${hit.path}:${hit.lineStart}-${hit.lineEnd}`))}`,
       ];
       if (hit.heading !== '') lines.push(`   ${terminalText(hit.heading)}`);
-      const snippet = snippetOf(hit.text, patterns);
-      lines.push(`   ${mark(snippet, patterns, (text) => paint(MARK, terminalText(text)), terminalText)}`);
+      const snippet = hitSnippet(hit.text, patterns);
+      if (snippet.text !== '')
+        lines.push(
+          `   ${paintRanges(snippet.text, snippet.marks, (text) => paint(MARK, terminalText(text)), terminalText)}`,
+        );
       return lines.join('\n');
     })
     .join('\n\n')}\n`;
 }
 
-/** Wraps every match of the patterns (overlaps merged) with `paint`; the text between goes through `plain`. */
-export function mark(
+/** Wraps each range of `text` (in order, not overlapping) with `paint`; the text between goes through `plain`. */
+export function paintRanges(
   text: string,
-  patterns: readonly RegExp[],
+  ranges: readonly (readonly [number, number])[],
   paint: (text: string) => string,
   plain: (text: string) => string = (text) => text,
 ): string {
-  const ranges: [number, number][] = [];
-  for (const pattern of patterns) {
-    for (const match of text.matchAll(pattern)) ranges.push([match.index, match.index + match[0].length]);
-  }
-  ranges.sort((a, b) => a[0] - b[0]);
-  const merged: [number, number][] = [];
-  for (const [start, end] of ranges) {
-    const last = merged[merged.length - 1];
-    if (last && start <= last[1]) last[1] = Math.max(last[1], end);
-    else merged.push([start, end]);
-  }
   let out = '';
   let at = 0;
-  for (const [start, end] of merged) {
+  for (const [start, end] of ranges) {
     out += plain(text.slice(at, start)) + paint(text.slice(start, end));
     at = end;
   }

@@ -49,7 +49,8 @@ export function createServeCommand(deps: RagCommandDeps): Command<typeof OPTIONS
     name: 'notegate-rag serve',
     usage: 'notegate-rag serve [options]',
     summary:
-      'Serves hybrid (BM25 + vector, fused), dense, lexical and MMR search over the index: POST /search, GET /health.\n' +
+      'Serves hybrid (BM25 + vector, fused), dense, lexical and MMR search over the index: a search page for\n' +
+      'people at GET /, and POST /search, GET /filters, GET /health.\n' +
       'Follows the index while `notegate-rag index` updates it. The model is never downloaded here;\n' +
       'with embed_model "none" (a lexical-only index) no model is loaded and searches are lexical.',
     options: OPTIONS,
@@ -86,6 +87,7 @@ async function runServe(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps)
     index,
     indexPath: options['verbose-health'] ? config.indexPath : reportedIndexPath(config.indexPath, config.repoRoot),
     vaults: config.vaults.map((vault) => vault.id),
+    vaultFolders: new Map(config.vaults.map((vault) => [vault.id, vault.path])),
     bindHost: address.host,
     log,
     version,

@@ -3,7 +3,7 @@ import { isRecord } from '@notegate/kit';
 import { UsageError } from '@notegate/kit/cli';
 import { isInside } from './diode-policy.js';
 import { type RagConfig, vaultFolderOf } from './load-config.js';
-import { parseVaultsConfig, VAULT_ID_PATTERN, type VaultEntry } from './parse-config.js';
+import { parseVaultsConfig, VAULT_ID_PATTERN } from './parse-config.js';
 
 /**
  * Edits of a config file by `init`, `add` and `remove` (docs/retrieval.md#a-folder-in-one-command): pure
@@ -98,7 +98,7 @@ export function newConfigJson(
  * it. Refuses an id or a folder the config has already, naming the vault that has it.
  */
 export function withVault(json: unknown, vault: NewVault, config: RagConfig): Record<string, unknown> {
-  const { raw, parsed } = editable(json, config.configPath);
+  const { raw, parsed, written } = editable(json, config.configPath);
   const taken = config.vaults.find((other) => other.id === vault.id);
   if (taken) {
     throw new UsageError(`vault id '${vault.id}' is taken by ${taken.path}; choose another with --id`);
@@ -111,7 +111,7 @@ export function withVault(json: unknown, vault: NewVault, config: RagConfig): Re
   return {
     ...raw,
     allowed_roots: covered ? roots : [...roots, vault.absolute],
-    vaults: [...parsed.vaults, { id: vault.id, path: vault.absolute }].map(vaultJson),
+    vaults: [...written, { id: vault.id, path: vault.absolute }],
   };
 }
 
@@ -121,7 +121,7 @@ export function withVault(json: unknown, vault: NewVault, config: RagConfig): Re
  * the vault is removed): paths are compared as written, resolved against `repoRoot`.
  */
 export function withoutVault(json: unknown, id: string, file: string, repoRoot: string): Record<string, unknown> {
-  const { raw, parsed } = editable(json, file);
+  const { raw, parsed, written } = editable(json, file);
   const removed = parsed.vaults.find((vault) => vault.id === id);
   if (!removed) {
     throw new UsageError(`no vault '${id}' in ${file} (vaults: ${parsed.vaults.map((vault) => vault.id).join(', ')})`);
@@ -134,7 +134,8 @@ export function withoutVault(json: unknown, id: string, file: string, repoRoot: 
   const roots = parsed.allowedRoots?.filter(
     (root) => at(root) !== at(removed.path) || kept.some((vault) => isInside(at(vault.path), at(root))),
   );
-  return { ...raw, ...(roots && { allowed_roots: roots }), vaults: kept.map(vaultJson) };
+  const vaults = written.filter((_, i) => parsed.vaults[i] !== removed);
+  return { ...raw, ...(roots && { allowed_roots: roots }), vaults };
 }
 
 function editable(json: unknown, file: string) {
@@ -143,9 +144,7 @@ function editable(json: unknown, file: string) {
     const problems = 'problems' in parsed ? parsed.problems : [];
     throw new UsageError(`${file}:\n  ${problems.join('\n  ')}`);
   }
-  return { raw: json, parsed };
-}
-
-function vaultJson(vault: VaultEntry): Record<string, string> {
-  return { id: vault.id, path: vault.path };
+  // The other vaults stay as written, with keys beyond id and path (a vault's own `exclude` globs).
+  const written = Array.isArray(json.vaults) ? json.vaults.filter(isRecord) : [];
+  return { raw: json, parsed, written };
 }

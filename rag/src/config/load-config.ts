@@ -2,6 +2,7 @@ import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '@notegate/kit/cli';
 import { checkDiode, type DiodeContext, isPersonalCloudPath, personalCloudMessage } from './diode-policy.js';
+import type { ExcludeRules } from './exclude-globs.js';
 import type { ModelSpec } from './models.js';
 import { parseVaultsConfig } from './parse-config.js';
 import { findRepositoryRoot } from './repo-root.js';
@@ -12,6 +13,8 @@ export interface ResolvedVault {
   readonly path: string;
   /** Its real path (symlinks followed): the walk starts here. */
   readonly realPath: string;
+  /** Files and folders the walk leaves out (docs/retrieval.md#excluding-notes); absent: none. */
+  readonly exclude?: ExcludeRules;
 }
 
 /** A validated, resolved and frozen retrieval config. */
@@ -63,7 +66,7 @@ export function resolveRagConfig(json: unknown, file: string, homeDir: string): 
       problems.push(`${at}: ${verdict.message}`);
       return [];
     }
-    return [{ id: vault.id, path: absolute, realPath }];
+    return [{ id: vault.id, path: absolute, realPath, exclude: vault.exclude }];
   });
   const indexPath = path.resolve(repoRoot, parsed.indexPath);
   // The diode works both ways: the work-side index never lands in the personal drive either.

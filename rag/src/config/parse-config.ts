@@ -1,17 +1,20 @@
 import { isRecord } from '@notegate/kit';
+import { compileExcludes, type ExcludeRules } from './exclude-globs.js';
 import { DEFAULT_MODEL_ID, findModel, type ModelSpec, modelWhitelist } from './models.js';
 
 /** docs/retrieval.md#config: vault ids. */
 export const VAULT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 export const DEFAULT_INDEX_PATH = '.notegate/index.sqlite';
 
-const TOP_LEVEL_KEYS = ['embed_model', 'allowed_roots', 'index_path', 'vaults'] as const;
-const VAULT_KEYS = ['id', 'path'] as const;
+const TOP_LEVEL_KEYS = ['embed_model', 'allowed_roots', 'index_path', 'exclude', 'vaults'] as const;
+const VAULT_KEYS = ['id', 'path', 'exclude'] as const;
 
 export interface VaultEntry {
   readonly id: string;
   /** As written in the config (relative paths resolve against the repository root). */
   readonly path: string;
+  /** The config's `exclude` globs and the vault's own, compiled (docs/retrieval.md#excluding-notes). */
+  readonly exclude: ExcludeRules;
 }
 
 /** The config file after validation, paths not yet resolved. */
@@ -35,7 +38,8 @@ export function parseVaultsConfig(value: unknown): VaultsConfigFile | { readonly
   const allowedRoots = value.allowed_roots === undefined ? undefined : parseRoots(value.allowed_roots, problems);
   const indexPath =
     value.index_path === undefined ? DEFAULT_INDEX_PATH : nonEmptyString(value.index_path, 'index_path', problems);
-  const vaults = parseVaults(value.vaults, problems);
+  const everyVault = parseExclude(value.exclude, 'exclude', problems);
+  const vaults = parseVaults(value.vaults, everyVault, problems);
   if (problems.length > 0 || model === undefined) return { problems };
   return { model, allowedRoots, indexPath: indexPath ?? DEFAULT_INDEX_PATH, vaults };
 }
@@ -55,7 +59,22 @@ function parseRoots(value: unknown, problems: string[]): string[] {
   return value.flatMap((root, i) => nonEmptyString(root, `allowed_roots[${i}]`, problems) ?? []);
 }
 
-function parseVaults(value: unknown, problems: string[]): VaultEntry[] {
+/** An absent list excludes nothing; a list must hold globs, and a malformed one is named with its key. */
+function parseExclude(value: unknown, at: string, problems: string[]): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || !value.every((glob) => typeof glob === 'string')) {
+    problems.push(`${at}: must be a list of glob strings (such as "templates/**" or "*.excalidraw.md")`);
+    return [];
+  }
+  const malformed = value.flatMap((glob, i) => {
+    const checked = compileExcludes([glob]);
+    return checked.ok ? [] : [`${at}[${i}]: ${checked.problem}`];
+  });
+  problems.push(...malformed);
+  return malformed.length === 0 ? value : [];
+}
+
+function parseVaults(value: unknown, everyVault: readonly string[], problems: string[]): VaultEntry[] {
   if (!Array.isArray(value) || value.length === 0) {
     problems.push('vaults: must be a non-empty list of { "id", "path" } objects');
     return [];
@@ -76,7 +95,10 @@ function parseVaults(value: unknown, problems: string[]): VaultEntry[] {
       problems.push(`${at}.id: duplicate vault id ${JSON.stringify(id)}`);
     }
     if (id !== undefined) seen.add(id);
-    return id !== undefined && path !== undefined ? [{ id, path }] : [];
+    const own = parseExclude(entry.exclude, `${at}.exclude`, problems);
+    const exclude = compileExcludes([...everyVault, ...own]);
+    if (id === undefined || path === undefined || !exclude.ok) return [];
+    return [{ id, path, exclude: exclude.rules }];
   });
 }
 

@@ -25,7 +25,9 @@ export type RagErrorCode =
   /** An evaluation dataset file is malformed (the message names the file and line). */
   | 'ERR_DATASET'
   /** The index file cannot be made owner-only (it belongs to another user, or its directory cannot be created). */
-  | 'ERR_INDEX_PERMISSIONS';
+  | 'ERR_INDEX_PERMISSIONS'
+  /** The search page's files are not where the package keeps them (an install without its build). */
+  | 'ERR_PAGE_MISSING';
 
 export class RagError extends Error {
   constructor(

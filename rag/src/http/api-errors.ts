@@ -10,7 +10,7 @@ const API_ERRORS = {
   unknown_vault: { status: 400, message: 'unknown vault' },
   forbidden_host: { status: 403, message: 'the Host header must name this server by a loopback name or its address' },
   forbidden_origin: { status: 403, message: 'cross-origin requests are refused (Origin must be a loopback origin)' },
-  not_found: { status: 404, message: 'no such endpoint (GET /health, POST /search)' },
+  not_found: { status: 404, message: 'no such endpoint (GET /, GET /health, GET /filters, POST /search)' },
   method_not_allowed: { status: 405, message: 'method not allowed' },
   body_too_large: { status: 413, message: 'the request body exceeds 65536 bytes' },
   index_unavailable: { status: 500, message: 'the index is not available; GET /health says why' },

@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import path from 'node:path';
 import {
   BodyTooLargeError,
   createBoundedServer,
@@ -13,12 +15,14 @@ import {
 } from '@notegate/kit/http';
 import { hasVectors } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
-import type { SearchHit, SearchResult } from '../search/hybrid-search.js';
+import { SEARCH_MODES, type SearchHit, type SearchResult } from '../search/hybrid-search.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { checkSearchRequest, describeSearchProblem, type SearchRequestProblem } from '../search/search-request.js';
+import { hitSnippet, termPatterns } from '../search/snippet.js';
 import { ApiError, type ApiErrorCode } from './api-errors.js';
 import { healthBody } from './health.js';
 import { allowedHostnames, screenRequest } from './request-screen.js';
+import { pageFiles, sendPageFile } from './search-page.js';
 
 /** docs/retrieval.md#post-search: request bodies over 64 KiB get 413. */
 const BODY_LIMIT_BYTES = 64 * 1024;
@@ -39,6 +43,11 @@ export interface SearchServerDeps {
   readonly indexPath: string;
   /** Vault ids of the config: the only ones a request may name, and the default search scope. */
   readonly vaults: readonly string[];
+  /**
+   * The folder of each vault, which GET /filters tells the search page so that its links can open a
+   * note in an editor (docs/retrieval.md#search-page); absent: the page shows no such links.
+   */
+  readonly vaultFolders?: ReadonlyMap<string, string>;
   /** The address the server binds to (allowed in `Host` besides loopback names). */
   readonly bindHost: string;
   /** Where failures are written with their details (stderr). */
@@ -52,9 +61,15 @@ export interface SearchServerDeps {
 /** The composition root of `notegate-rag serve`: routes, screening, and error translation. */
 export function createSearchServer(deps: SearchServerDeps): Server {
   const hostnames = allowedHostnames(deps.bindHost);
+  const page = [...pageFiles()].map(([route, file]): [string, Record<string, Handler>] => [
+    route,
+    { GET: (_req, res) => sendPageFile(res, file) },
+  ]);
   const routes: RouteTable = new Map<string, Record<string, Handler>>([
     ['/health', { GET: (_req, res) => health(res, deps) }],
     ['/search', { POST: (req, res) => search(req, res, deps) }],
+    ['/filters', { GET: (_req, res) => filters(res, deps) }],
+    ...page,
   ]);
   const route = routeRequests(routes, {
     notFound: (_req, res) => sendJson(res, 404, new ApiError('not_found').body),
@@ -94,6 +109,37 @@ function health(res: ServerResponse, deps: SearchServerDeps): void {
   sendJson(res, status, body, { 'Cache-Control': 'no-store' });
 }
 
+/**
+ * docs/retrieval.md#get-filters: what a search can be narrowed to, for the search page: the configured
+ * vaults (with their folders, when given), their folders' namespaces, every tag, and the modes.
+ */
+function filters(res: ServerResponse, deps: SearchServerDeps): void {
+  const { snapshots } = deps.index;
+  snapshots.check();
+  const state = snapshots.current;
+  if (state.kind !== 'ready') throw translate(new RagError('ERR_INDEX_UNAVAILABLE', describeState(state)), deps.log);
+  const facets = state.snapshot.facets();
+  const vaults = deps.vaults.map((id) => {
+    const folder = deps.vaultFolders?.get(id);
+    return { id, folder: folder ?? null, obsidian: folder !== undefined && existsSync(path.join(folder, '.obsidian')) };
+  });
+  sendJson(
+    res,
+    200,
+    {
+      vaults,
+      namespaces: facets.namespaces.filter((n) => deps.vaults.includes(n.vault)),
+      tags: facets.tags,
+      modes: hasVectors(deps.index.model) ? SEARCH_MODES : ['lexical'],
+    },
+    { 'Cache-Control': 'no-store' },
+  );
+}
+
+function describeState(state: { readonly kind: string; readonly reason?: string }): string {
+  return state.reason ?? `the index is ${state.kind}`;
+}
+
 async function search(req: IncomingMessage, res: ServerResponse, deps: SearchServerDeps): Promise<void> {
   const raw = await readBody(req, BODY_LIMIT_BYTES);
   const checked = checkSearchRequest(parseJson(raw), { vaults: deps.vaults, vectors: hasVectors(deps.index.model) });
@@ -107,7 +153,12 @@ async function search(req: IncomingMessage, res: ServerResponse, deps: SearchSer
   }
   const tiers = result.lexicalTiers.length > 0 ? result.lexicalTiers.join('+') : 'none';
   const notice = result.hits.length === 0 ? emptyIndexNotice(deps.index) : undefined;
-  sendJson(res, 200, { hits: result.hits.map(hitJson), ...(notice && { notice }) }, { 'X-Notegate-Lexical': tiers });
+  sendJson(
+    res,
+    200,
+    { ...searchJson(result, request.query), ...(notice && { notice }) },
+    { 'X-Notegate-Lexical': tiers },
+  );
 }
 
 /**
@@ -144,8 +195,15 @@ function parseJson(raw: Buffer): unknown {
   }
 }
 
-/** The hit fields of docs/retrieval.md#post-search, with the component ranks (also `notegate-rag search --json`). */
-export function hitJson(hit: SearchHit): Record<string, unknown> {
+/** The response body of docs/retrieval.md#post-search (also `notegate-rag search --json`): hits and corrections. */
+export function searchJson(result: Pick<SearchResult, 'hits' | 'corrections'>, query: string): Record<string, unknown> {
+  const patterns = termPatterns(query, result.corrections);
+  return { hits: result.hits.map((hit) => hitJson(hit, patterns)), corrections: result.corrections };
+}
+
+/** The hit fields of docs/retrieval.md#post-search, with the component ranks. */
+function hitJson(hit: SearchHit, patterns: readonly RegExp[]): Record<string, unknown> {
+  const snippet = hitSnippet(hit.text, patterns);
   return {
     vault: hit.vault,
     path: hit.path,
@@ -155,6 +213,8 @@ export function hitJson(hit: SearchHit): Record<string, unknown> {
     line_start: hit.lineStart,
     line_end: hit.lineEnd,
     text: hit.text,
+    snippet: snippet.text,
+    marks: snippet.marks,
     score: hit.score,
     dense_rank: hit.denseRank ?? null,
     lexical_rank: hit.lexicalRank ?? null,

@@ -16,7 +16,7 @@ import {
   TOP_MAX,
   TOP_MIN,
 } from '../search/search-request.js';
-import { snippetOf, termPatterns } from '../search/snippet.js';
+import { hitSnippet, termPatterns } from '../search/snippet.js';
 import { ToolFailure, type ToolPreparation, type ToolRefusal, type ToolRefusalCode } from './tool-errors.js';
 
 /** docs/protocol.md#tools: a note body notes.write takes. */
@@ -55,6 +55,17 @@ const searchInput = z.strictObject({
     .optional()
     .describe('hybrid (default where the index has vectors), dense, or lexical (the only one on a lexical-only index)'),
   namespaces: z.array(z.string()).min(1).optional().describe('Only these top-level folders ("" is the vault root)'),
+  tags: z
+    .array(z.string())
+    .min(1)
+    .optional()
+    .describe(
+      'Only notes with one of these frontmatter tags, or a tag nested below one (project finds project/garden)',
+    ),
+  files: z
+    .boolean()
+    .optional()
+    .describe('Whole notes instead of passages: each note once, its whole text in text, its line range the whole note'),
 });
 const hit = z.object({
   vault: z.string(),
@@ -64,9 +75,15 @@ const hit = z.object({
   line_start: z.number().int(),
   line_end: z.number().int(),
   snippet: z.string(),
+  /** The whole note's text, with files: true. */
+  text: z.string().optional(),
   score: z.number(),
 });
-const searchOutput = z.object({ hits: z.array(hit) });
+const searchOutput = z.object({
+  hits: z.array(hit),
+  /** Query words taken for typos, and the words searched instead (docs/retrieval.md#typos). */
+  corrections: z.array(z.object({ from: z.string(), to: z.string() })),
+});
 
 const readInput = z.strictObject({
   vault: z.string().min(1).max(64).describe('The vault, as notes.search hits name it'),
@@ -124,16 +141,19 @@ export function notesTools(engine: NotesEngine): NotesTools {
       name: 'notes.search',
       title: 'Search notes',
       description:
-        "Searches this server's vaults (BM25 and, where the index has vectors, embeddings fused by rank) and returns the best passages with their file, lines and a snippet; notes.read gives a note's text.",
+        "Searches this server's vaults (BM25 and, where the index has vectors, embeddings, fused) and returns the best passages with their file, lines and a snippet, or with files: true whole notes; tags narrows to notes with a frontmatter tag. notes.read gives a note's text.",
       input: searchInput,
       output: searchOutput,
       prepare: (args) => prepareSearch(engine, args),
       text: (result) => describeHits(result.hits),
       run: async (request) => {
         try {
-          const hits = await engine.search(request);
-          const patterns = termPatterns(request.query);
-          return { hits: hits.map((found) => hitJson(found, patterns)) };
+          const { hits, corrections } = await engine.search(request);
+          const patterns = termPatterns(request.query, corrections);
+          return {
+            hits: hits.map((found) => hitJson(found, patterns, request.files === true)),
+            corrections: [...corrections],
+          };
         } catch (err) {
           if (err instanceof RagError && err.code === 'ERR_MODEL_UNAVAILABLE') {
             throw new ToolFailure('ERR_MODEL_UNAVAILABLE', err);
@@ -246,7 +266,7 @@ function prepareWrite(engine: NotesEngine, args: WriteInput): ToolPreparation<Wr
   return unavailable === undefined ? { ready: args } : refuse('ERR_INDEX_UNAVAILABLE', unavailable);
 }
 
-function hitJson(found: SearchHit, patterns: readonly RegExp[]): z.output<typeof hit> {
+function hitJson(found: SearchHit, patterns: readonly RegExp[], wholeNote: boolean): z.output<typeof hit> {
   return {
     vault: found.vault,
     path: found.path,
@@ -254,13 +274,15 @@ function hitJson(found: SearchHit, patterns: readonly RegExp[]): z.output<typeof
     heading: found.heading,
     line_start: found.lineStart,
     line_end: found.lineEnd,
-    snippet: snippetOf(found.text, patterns),
+    snippet: hitSnippet(found.text, patterns).text,
+    ...(wholeNote && { text: found.text }),
     score: found.score,
   };
 }
 
 /** The text block: one numbered line per hit naming its file and lines, then its snippet. */
 function describeHits(hits: readonly z.output<typeof hit>[]): string {
+  // The whole notes of files: true are in the structured content; the text block names them.
   if (hits.length === 0) return 'No notes matched.';
   return hits
     .map((found, i) => {

@@ -2,7 +2,7 @@ import type { RagConfig, ResolvedVault } from '../config/load-config.js';
 import { hasVectors, type ModelSpec } from '../config/models.js';
 import type { Embedder } from '../embed/embedder.js';
 import { LiveIndex } from '../live-index/live-index.js';
-import type { SearchHit } from '../search/hybrid-search.js';
+import type { SearchResult } from '../search/hybrid-search.js';
 import type { SearchContext, SearchRequest } from '../search/search-request.js';
 import { describeWordIndex } from '../words/word-index.js';
 import { type LineRange, NoteReadError, type NoteText, readNote } from './note-reader.js';
@@ -136,9 +136,8 @@ export class NotesEngine {
    * The search of `notegate-rag serve` (docs/retrieval.md#how-a-search-runs) of a request checked
    * against `searchContext`, over this engine's vaults only.
    */
-  async search(request: SearchRequest): Promise<readonly SearchHit[]> {
-    const result = await this.#live.index.search({ ...request, vaults: request.vaults ?? this.#options.vaultIds });
-    return result.hits;
+  async search(request: SearchRequest): Promise<Pick<SearchResult, 'hits' | 'corrections'>> {
+    return this.#live.index.search({ ...request, vaults: request.vaults ?? this.#options.vaultIds });
   }
 
   /** Writes durably, then waits up to WRITE_INDEX_WAIT_MS for an index run that includes the note. */

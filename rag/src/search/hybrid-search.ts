@@ -4,7 +4,7 @@ import type { IndexSnapshot } from '../snapshot/index-snapshot.js';
 import { dotRow } from '../vectors/vector-scan.js';
 import { denseLeg } from './dense-leg.js';
 import { DEFAULT_FUSION, type FusedCandidate, type FusionSettings, fuse, type LegHit } from './fusion.js';
-import { type LexicalTier, lexicalLeg } from './lexical-leg.js';
+import { type Correction, type LexicalTier, lexicalLeg } from './lexical-leg.js';
 import { mmrOrder } from './mmr.js';
 
 /** Which legs a search runs (docs/retrieval.md#post-search). */
@@ -27,9 +27,13 @@ export interface SearchOptions {
   /** Vault ids to search (already checked against the config); undefined: all. */
   readonly vaults: readonly string[] | undefined;
   readonly namespaces: readonly string[] | undefined;
+  /** Only notes with one of these frontmatter tags, or tags nested below one (docs/retrieval.md#tags); undefined: all. */
+  readonly tags?: readonly string[] | undefined;
   readonly mode: SearchMode;
   readonly mmr: boolean;
   readonly mmrLambda: number;
+  /** Whole notes instead of chunks: each note once, at its best chunk's place (docs/retrieval.md#post-search). */
+  readonly files?: boolean;
   /** How hybrid fuses the legs; default DEFAULT_FUSION (`eval` and the benchmarks try others). */
   readonly fusion?: FusionSettings;
 }
@@ -45,6 +49,8 @@ export interface SearchResult {
   readonly hits: readonly SearchHit[];
   /** The lexical tiers that contributed ([] when the leg did not run or found nothing). */
   readonly lexicalTiers: readonly LexicalTier[];
+  /** Query words taken for typos and what the lexical leg searched instead ([] when none, or the leg did not run). */
+  readonly corrections: readonly Correction[];
 }
 
 export function isSearchMode(value: unknown): value is SearchMode {
@@ -82,7 +88,7 @@ export function searchSnapshot(
 ): SearchResult {
   if (options.top > LEG_DEPTH) throw new RangeError(`top is at most ${LEG_DEPTH}`);
   if (needsVectors(options) && snapshot.meta.dimension === 0) throw noVectorsError(options);
-  const filter = snapshot.filter(options.vaults, options.namespaces);
+  const filter = snapshot.filter(options.vaults, options.namespaces, options.tags);
   const fusion = options.fusion ?? DEFAULT_FUSION;
   // A single leg lists LEG_DEPTH hits; in hybrid each leg contributes the fusion's depth of candidates.
   const depth = options.mode === 'hybrid' ? fusion.depth : LEG_DEPTH;
@@ -93,7 +99,7 @@ export function searchSnapshot(
   }
   const lexical =
     options.mode === 'dense'
-      ? { chunkIds: [], scores: [], tiers: [] }
+      ? { chunkIds: [], scores: [], tiers: [], corrections: [] }
       : lexicalLeg(options.query, depth, snapshot.lexical, filter.scope);
   // Dense alone keeps its cosine as the score.
   const candidates: FusedCandidate[] =
@@ -104,17 +110,46 @@ export function searchSnapshot(
           lexical.chunkIds.map((chunkId, i) => ({ chunkId, score: lexical.scores[i] ?? 0 })),
           fusion,
         );
-  const chosen = options.mmr ? diversify(snapshot, candidates, options) : candidates.slice(0, options.top);
-  const rows = snapshot.hitRows(chosen.map((c) => c.chunkId));
+  const chosen = options.files
+    ? bestOfEachNote(
+        snapshot,
+        options.mmr ? diversify(snapshot, candidates, options.mmrLambda, LEG_DEPTH) : candidates,
+        options.top,
+      )
+    : options.mmr
+      ? diversify(snapshot, candidates, options.mmrLambda, options.top)
+      : candidates.slice(0, options.top);
+  const ids = chosen.map((c) => c.chunkId);
+  const rows = options.files ? snapshot.noteRows(ids) : snapshot.hitRows(ids);
   const hits = rows.map((row, i) => {
     const c = chosen[i];
     return { ...row, score: c?.score ?? 0, denseRank: c?.denseRank, lexicalRank: c?.lexicalRank };
   });
-  return { hits, lexicalTiers: lexical.tiers };
+  return { hits, lexicalTiers: lexical.tiers, corrections: lexical.corrections };
+}
+
+/** The first `top` candidates of distinct notes: a note ranks at its best chunk. */
+function bestOfEachNote(snapshot: IndexSnapshot, ordered: readonly FusedCandidate[], top: number): FusedCandidate[] {
+  const noteOf = snapshot.notesOf(ordered.map((c) => c.chunkId));
+  const seen = new Set<number>();
+  const best: FusedCandidate[] = [];
+  for (const candidate of ordered) {
+    const note = noteOf.get(candidate.chunkId);
+    if (note === undefined || seen.has(note)) continue;
+    seen.add(note);
+    best.push(candidate);
+    if (best.length === top) break;
+  }
+  return best;
 }
 
 /** MMR over the first LEG_DEPTH fused candidates, similarity from the stored chunk vectors (unit length: dot = cosine). */
-function diversify(snapshot: IndexSnapshot, pool: readonly FusedCandidate[], options: SearchOptions): FusedCandidate[] {
+function diversify(
+  snapshot: IndexSnapshot,
+  pool: readonly FusedCandidate[],
+  lambda: number,
+  top: number,
+): FusedCandidate[] {
   const candidates = pool.slice(0, LEG_DEPTH);
   const { data, dimension } = snapshot.vectors.matrix;
   const rows = candidates.map((c) => snapshot.rowOf(c.chunkId));
@@ -122,8 +157,8 @@ function diversify(snapshot: IndexSnapshot, pool: readonly FusedCandidate[], opt
   const order = mmrOrder(
     candidates.map((c) => c.score),
     (a, b) => dotRow(data, dimension, rows[a] ?? 0, vectorOf(b)),
-    options.mmrLambda,
-    options.top,
+    lambda,
+    top,
   );
   return order.flatMap((i) => candidates[i] ?? []);
 }

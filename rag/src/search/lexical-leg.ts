@@ -1,10 +1,18 @@
 import { anyOf, phraseExpression, quote } from '../lexical/fts-query.js';
-import { MAX_QUERY_TERMS, type QueryTerm, queryTerms } from '../lexical/query-terms.js';
+import { MAX_QUERY_TERMS, type QueryTerm, type QueryTerms, queryTerms } from '../lexical/query-terms.js';
+import { TOKEN } from '../lexical/scripts.js';
+import { isCorrectable, nearestWords, trigramsOf } from '../lexical/typos.js';
 import type { LexicalTables } from '../snapshot/lexical-tables.js';
 import type { ChunkScope, RankedChunk, WordRanking } from '../words/word-ranking.js';
 
 /** The tiers of the lexical ranking, in rank order (docs/retrieval.md#lexical-leg). */
 export type LexicalTier = 'phrase' | 'words' | 'substrings';
+
+/** A query word the index does not hold, and the word of the index searched for instead (docs/retrieval.md#typos). */
+export interface Correction {
+  readonly from: string;
+  readonly to: string;
+}
 
 export interface LexicalResult {
   /** Chunk ids, best first, at most the depth asked for. */
@@ -13,9 +21,24 @@ export interface LexicalResult {
   readonly scores: readonly number[];
   /** The tiers that contributed (for the response header and tests). */
   readonly tiers: readonly LexicalTier[];
+  /** The query words taken for typos, in query order, and what was searched instead. */
+  readonly corrections: readonly Correction[];
 }
 
-export type LexicalSource = Pick<LexicalTables, 'layout' | 'rowCount' | 'wordRanking' | 'rankWords' | 'rankSubstrings'>;
+export type LexicalSource = Pick<
+  LexicalTables,
+  'layout' | 'rowCount' | 'wordRanking' | 'rankWords' | 'rankSubstrings' | 'substringFrequency' | 'chunkTexts'
+>;
+
+/** Chunks the trigram table offers for one misspelt word: where its nearest words are looked for. */
+const CORRECTION_CHUNKS = 20;
+/**
+ * The misspelt word's trigrams asked of the trigram table, the rarest: ranking an OR of common ones
+ * (`ent`, `ion`) scores most of the table, and a typo leaves most of a word's rare trigrams intact.
+ */
+const RAREST_TRIGRAMS = 4;
+/** Ours: an input bound; a query with more unknown words than this is not a few typos. */
+const MAX_CORRECTIONS = 4;
 
 /** The trigram tokenizer indexes three-character windows: a shorter substring matches nothing. */
 const TRIGRAM_LENGTH = 3;
@@ -38,7 +61,9 @@ const TRIGRAM_LENGTH = 3;
 export function lexicalLeg(query: string, depth: number, source: LexicalSource, scope: ChunkScope): LexicalResult {
   // The trigram table comes with the n-gram word table; the fallback layout has neither.
   const trigrams = source.layout === 'words+trigram';
-  const analysed = queryTerms(query, { ngrams: trigrams });
+  const asked = queryTerms(query, { ngrams: trigrams });
+  const corrections = trigrams ? correctTypos(asked, source, scope) : [];
+  const analysed = corrections.length > 0 ? queryTerms(corrected(query, corrections), { ngrams: true }) : asked;
   const listed = new Map<number, number>();
   const tiers: LexicalTier[] = [];
   const append = (tier: LexicalTier, ranked: readonly RankedChunk[]) => {
@@ -58,7 +83,60 @@ export function lexicalLeg(query: string, depth: number, source: LexicalSource, 
   if (listed.size < depth && trigrams && substrings.length > 0) {
     append('substrings', source.rankSubstrings(anyOf(substrings.map(quote)), scope, depth + listed.size));
   }
-  return { chunkIds: [...listed.keys()], scores: [...listed.values()], tiers };
+  return { chunkIds: [...listed.keys()], scores: [...listed.values()], tiers, corrections };
+}
+
+/**
+ * docs/retrieval.md#typos: a query word that the index holds neither as a word
+ * nor as a substring finds nothing, so it is taken for a typo of the nearest
+ * word (within one or two edits) of the chunks the rest of the query finds,
+ * else of those that share most of its rarest trigrams, the most frequent one
+ * where several are as near.
+ */
+function correctTypos(analysed: QueryTerms, source: LexicalSource, scope: ChunkScope): Correction[] {
+  const words = source.wordRanking(analysed.terms);
+  const unknown = analysed.terms.filter(
+    (term) =>
+      term.kind === 'word' &&
+      isCorrectable(term.text) &&
+      words.documentFrequency(term) === 0 &&
+      source.rankSubstrings(quote(term.text), scope, 1).length === 0,
+  );
+  if (unknown.length === 0) return [];
+  // The chunks the rest of the query finds hold the words it is about (`tmux renmae session`: rename).
+  const known = analysed.terms.filter((term) => words.documentFrequency(term) > 0);
+  const context = known.length > 0 ? words.rank(known, scope, CORRECTION_CHUNKS) : [];
+  const textsOf = (chunks: readonly RankedChunk[]) => source.chunkTexts(chunks.map((chunk) => chunk.chunkId));
+  const contextTexts = context.length > 0 ? textsOf(context) : [];
+  return unknown.slice(0, MAX_CORRECTIONS).flatMap((term) => {
+    // The trigram table is asked only when the context holds no word near enough: its OR of trigrams
+    // scores every chunk holding a common one.
+    let nearest = nearestWords(term.text, contextTexts);
+    if (nearest.length === 0) {
+      const rarest = trigramsOf(term.text)
+        .map((trigram) => ({ trigram, chunks: source.substringFrequency(quote(trigram)) }))
+        .filter((t) => t.chunks > 0)
+        .sort((a, b) => a.chunks - b.chunks)
+        .slice(0, RAREST_TRIGRAMS);
+      const offered =
+        rarest.length === 0
+          ? []
+          : source.rankSubstrings(anyOf(rarest.map((t) => quote(t.trigram))), scope, CORRECTION_CHUNKS);
+      nearest = nearestWords(term.text, textsOf(offered));
+    }
+    const candidates = nearest.map((text): QueryTerm => ({ text, prefix: false, kind: 'word' }));
+    const counts = source.wordRanking(candidates);
+    const best = candidates
+      .map((candidate) => ({ text: candidate.text, frequency: counts.documentFrequency(candidate) }))
+      .sort((a, b) => b.frequency - a.frequency || (a.text < b.text ? -1 : 1))[0];
+    return best && best.frequency > 0 ? [{ from: term.text, to: best.text }] : [];
+  });
+}
+
+/** The query with each corrected word replaced (every occurrence, any case). */
+function corrected(query: string, corrections: readonly Correction[]): string {
+  const to = new Map(corrections.map((c) => [c.from.toLowerCase(), c.to]));
+  return query.replace(TOKEN, (token) => to.get(token.toLowerCase()) ?? token);
 }
 
 /**

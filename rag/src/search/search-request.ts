@@ -1,3 +1,4 @@
+import { tagProblem } from '../chunk/tags.js';
 import { isSearchMode, SEARCH_MODES, type SearchMode, type SearchOptions } from './hybrid-search.js';
 
 /** A validated search request, defaults applied: the search options a client may choose. */
@@ -22,7 +23,7 @@ export const TOP_MAX = 50;
 export const QUERY_MAX_CHARACTERS = 1_000;
 export const QUERY_MAX_TERMS = 64;
 /** Defaults and their reasons: docs/retrieval.md#post-search. `mode` is `lexical` on an index without vectors. */
-export const SEARCH_DEFAULTS = { top: 8, mode: 'hybrid', mmr: false, mmrLambda: 0.7 } as const;
+export const SEARCH_DEFAULTS = { top: 8, mode: 'hybrid', mmr: false, mmrLambda: 0.7, files: false } as const;
 
 /**
  * What was wrong: the body is not an object, it has fields outside the table, it names a vault the
@@ -49,7 +50,18 @@ export type SearchRequestCheck = { readonly ok: true; readonly request: SearchRe
 type Read<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problem: string };
 
 /** The request's fields as clients write them (docs/retrieval.md#post-search). */
-export const SEARCH_FIELDS = ['query', 'top', 'vaults', 'namespaces', 'mode', 'hybrid', 'mmr', 'mmr_lambda'] as const;
+export const SEARCH_FIELDS = [
+  'query',
+  'top',
+  'vaults',
+  'namespaces',
+  'tags',
+  'mode',
+  'hybrid',
+  'mmr',
+  'mmr_lambda',
+  'files',
+] as const;
 export type SearchField = (typeof SEARCH_FIELDS)[number];
 
 /**
@@ -62,10 +74,12 @@ const FIELDS = {
   top: (value: unknown) => readInteger(value, TOP_MIN, TOP_MAX, SEARCH_DEFAULTS.top),
   vaults: readStringList,
   namespaces: readStringList,
+  tags: readTags,
   mode: readMode,
   hybrid: (value: unknown) => readBoolean(value, undefined),
   mmr: (value: unknown) => readBoolean(value, SEARCH_DEFAULTS.mmr),
   mmr_lambda: (value: unknown) => readFraction(value, SEARCH_DEFAULTS.mmrLambda),
+  files: (value: unknown) => readBoolean(value, SEARCH_DEFAULTS.files),
 } satisfies Record<SearchField, (value: unknown) => Read<unknown>>;
 
 type Fields = { readonly [F in SearchField]: ReadValue<ReturnType<(typeof FIELDS)[F]>> };
@@ -109,8 +123,8 @@ export function checkSearchRequest(input: unknown, context: SearchContext): Sear
   if (fields.mmr && !context.vectors) return refuse('needs_vectors', 'mmr', `needs vectors, and ${NO_VECTORS}`);
   const mode = resolveMode(fields, context);
   if (typeof mode !== 'string') return mode;
-  const { query, top, vaults, namespaces, mmr, mmr_lambda: mmrLambda } = fields;
-  return { ok: true, request: { query, top, vaults, namespaces, mode, mmr, mmrLambda } };
+  const { query, top, vaults, namespaces, tags, mmr, mmr_lambda: mmrLambda, files } = fields;
+  return { ok: true, request: { query, top, vaults, namespaces, tags, mode, mmr, mmrLambda, files } };
 }
 
 /** The message a client reads: the field's name, then the problem (docs/retrieval.md#post-search). */
@@ -214,6 +228,17 @@ function readStringList(value: unknown): Read<string[] | undefined> {
     return invalid('must be a non-empty list of strings');
   }
   return { ok: true, value: [...new Set(value.map(String))] };
+}
+
+/** docs/retrieval.md#tags: a non-empty list of tags, each written as in frontmatter (a leading # is allowed). */
+function readTags(value: unknown): Read<string[] | undefined> {
+  const list = readStringList(value);
+  if (!list.ok || list.value === undefined) return list;
+  for (const tag of list.value) {
+    const problem = tagProblem(tag);
+    if (problem !== undefined) return invalid(problem);
+  }
+  return list;
 }
 
 function isSearchField(key: string): key is SearchField {

@@ -1,4 +1,6 @@
 import { queryTerms } from '../lexical/query-terms.js';
+import type { Correction } from './lexical-leg.js';
+import { plainText } from './plain-text.js';
 
 /** Ours: about two lines of text around the match. */
 const SNIPPET_MAX_CHARACTERS = 240;
@@ -8,8 +10,10 @@ const SNIPPET_MAX_CHARACTERS = 240;
  * matches at the start of a word (`rotate` finds `rotated`), an n-gram of an
  * unspaced script anywhere.
  */
-export function termPatterns(query: string): RegExp[] {
-  const { terms } = queryTerms(query, { ngrams: true });
+export function termPatterns(query: string, corrections: readonly Correction[] = []): RegExp[] {
+  // The words searched instead of typos are marked too (docs/retrieval.md#typos).
+  const text = [query, ...corrections.map((c) => c.to)].join(' ');
+  const { terms } = queryTerms(text, { ngrams: true });
   return terms.map((term) => {
     const escaped = term.text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     return new RegExp(term.kind === 'word' ? `(?<![\\p{L}\\p{M}\\p{N}])${escaped}` : escaped, 'giu');
@@ -47,6 +51,34 @@ export function snippetOf(text: string, patterns: readonly RegExp[], maxCharacte
   const cutBefore = start > 0 || !atStart;
   const cutAfter = end < window.length || !atEnd;
   return `${cutBefore ? '…' : ''}${window.slice(start, end)}${cutAfter ? '…' : ''}`;
+}
+
+/** A snippet as shown: plain text, and the ranges `[start, end)` (UTF-16 offsets) where the query's terms match. */
+export interface Snippet {
+  readonly text: string;
+  readonly marks: readonly (readonly [number, number])[];
+}
+
+/** The snippet of a chunk's markdown (docs/retrieval.md#snippets): its plain text around the first match, marked. */
+export function hitSnippet(markdown: string, patterns: readonly RegExp[]): Snippet {
+  const text = snippetOf(plainText(markdown), patterns);
+  return { text, marks: matchRanges(text, patterns) };
+}
+
+/** Every match of the patterns in `text`, overlaps merged, in order. */
+export function matchRanges(text: string, patterns: readonly RegExp[]): [number, number][] {
+  const ranges: [number, number][] = [];
+  for (const pattern of patterns) {
+    for (const match of text.matchAll(pattern)) ranges.push([match.index, match.index + match[0].length]);
+  }
+  ranges.sort((a, b) => a[0] - b[0]);
+  const merged: [number, number][] = [];
+  for (const [start, end] of ranges) {
+    const last = merged[merged.length - 1];
+    if (last && start <= last[1]) last[1] = Math.max(last[1], end);
+    else merged.push([start, end]);
+  }
+  return merged;
 }
 
 /** Where the first match of any pattern begins in `text`; 0 when none matches. */

@@ -1,20 +1,36 @@
 import { existsSync } from 'node:fs';
 import type Database from 'better-sqlite3';
+import { hasAnyTag, normalizeTag } from '../chunk/tags.js';
 import type { ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
 import { type VaultCounts, vaultCounts } from '../store/index-contents.js';
 import { assertIndexMatches, type IndexMeta } from '../store/index-meta.js';
 import { loadVectorMatrixCooperatively, type VectorMatrix } from '../store/load-vectors.js';
 import { openDatabase } from '../store/open-database.js';
+import { asRow, num, text } from '../store/rows.js';
 import { Int8VectorSearch } from '../vectors/int8-scan.js';
 import { exactScan, noVectors, type RowRange, rangesFor, type VectorSearch } from '../vectors/vector-scan.js';
 import { WordIndex, type WordIndexState } from '../words/word-index.js';
 import type { ChunkScope } from '../words/word-ranking.js';
-import { HIT_ROWS_SQL, type HitRow, readHitRows } from './hit-rows.js';
+import {
+  HIT_ROWS_SQL,
+  type HitRow,
+  NOTE_CHUNKS_SQL,
+  NOTE_OF_CHUNKS_SQL,
+  readHitRows,
+  readNoteRows,
+} from './hit-rows.js';
 import { LexicalTables } from './lexical-tables.js';
+import { intersectRanges, rangesOfRows } from './row-ranges.js';
 
 /** Memory-mapped reads: the full-text tables of 100k chunks are hundreds of MB, read through the page cache. */
 const MMAP_BYTES = 4 * 1024 ** 3;
+
+/** The choices a search of a snapshot can be narrowed by. */
+export interface SnapshotFacets {
+  readonly namespaces: readonly { readonly vault: string; readonly namespace: string; readonly chunks: number }[];
+  readonly tags: readonly { readonly tag: string; readonly notes: number }[];
+}
 
 /** A vault and namespace filter over one snapshot: row ranges for the vectors, a scope for the full-text tables. */
 export interface SnapshotFilter {
@@ -51,6 +67,9 @@ export class IndexSnapshot {
   readonly lexical: LexicalTables;
   private readonly rowOfChunk: ReadonlyMap<number, number>;
   private readonly hitRowsStatement: Database.Statement;
+  private readonly noteStatements: { readonly of: Database.Statement; readonly chunks: Database.Statement };
+  /** The notes that have tags, read at the first tag filter (a snapshot's state never changes). */
+  private taggedNotes: readonly { readonly fileId: number; readonly tags: readonly string[] }[] | undefined;
 
   private constructor(
     private readonly db: Database.Database,
@@ -64,6 +83,7 @@ export class IndexSnapshot {
     this.rowOfChunk = loaded.rowOfChunk;
     this.lexical = new LexicalTables(db, meta.lexicalLayout, this.chunks, () => loaded.words.ready);
     this.hitRowsStatement = db.prepare(HIT_ROWS_SQL);
+    this.noteStatements = { of: db.prepare(NOTE_OF_CHUNKS_SQL), chunks: db.prepare(NOTE_CHUNKS_SQL) };
     // Last: a snapshot that fails to prepare its statements never holds the word index (nor starts its build).
     loaded.words.retain();
   }
@@ -111,13 +131,69 @@ export class IndexSnapshot {
     return this.vaults.reduce((sum, v) => sum + v.chunks, 0);
   }
 
-  /** Undefined lists are no restriction; a vault list naming every vault of the index is none either. */
-  filter(vaults: readonly string[] | undefined, namespaces: readonly string[] | undefined): SnapshotFilter {
+  /**
+   * Undefined lists are no restriction; a vault list naming every vault of the index is none either.
+   * Tags (docs/retrieval.md#tags) narrow the vault and namespace filter to the chunks of notes that
+   * have one of them, as files for SQLite and as rows for the vectors and the memory.
+   */
+  filter(
+    vaults: readonly string[] | undefined,
+    namespaces: readonly string[] | undefined,
+    tags?: readonly string[],
+  ): SnapshotFilter {
     const everyVault = vaults === undefined || this.vaults.every((v) => vaults.includes(v.vault));
-    return {
-      ranges: rangesFor(this.vectors.matrix, vaults, namespaces),
-      scope: { vaults: everyVault ? undefined : vaults, namespaces },
-    };
+    const ranges = rangesFor(this.vectors.matrix, vaults, namespaces);
+    const scope = { vaults: everyVault ? undefined : vaults, namespaces };
+    if (tags === undefined) return { ranges, scope };
+    const wanted = tags.map(normalizeTag);
+    const fileIds = this.notesWithTags().flatMap((note) => (hasAnyTag(note.tags, wanted) ? [note.fileId] : []));
+    const chunkIds = this.db
+      .prepare('SELECT id FROM chunks WHERE file_id IN (SELECT value FROM json_each(?))')
+      .pluck()
+      .all(JSON.stringify(fileIds));
+    const rows = intersectRanges(ranges, rangesOfRows(chunkIds.map((id) => this.rowOf(Number(id)))));
+    return { ranges: rows, scope: { ...scope, narrowed: { fileIds, rows } } };
+  }
+
+  /**
+   * What a search of this snapshot can be narrowed to (the search page's
+   * choices): the (vault, namespace) groups with their chunks, and every tag
+   * with the notes that have it or a tag nested below it.
+   */
+  facets(): SnapshotFacets {
+    const namespaces = this.vectors.matrix.partitions.map((p) => ({
+      vault: p.vault,
+      namespace: p.namespace,
+      chunks: p.end - p.start,
+    }));
+    const notesOfTag = new Map<string, Set<number>>();
+    for (const note of this.notesWithTags()) {
+      for (const tag of note.tags.map(normalizeTag)) {
+        const parts = tag.split('/');
+        for (let depth = 1; depth <= parts.length; depth += 1) {
+          const name = parts.slice(0, depth).join('/');
+          if (name === '') continue;
+          const notes = notesOfTag.get(name) ?? new Set<number>();
+          notes.add(note.fileId);
+          notesOfTag.set(name, notes);
+        }
+      }
+    }
+    const tags = [...notesOfTag]
+      .map(([tag, notes]) => ({ tag, notes: notes.size }))
+      .sort((a, b) => (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0));
+    return { namespaces, tags };
+  }
+
+  private notesWithTags(): readonly { readonly fileId: number; readonly tags: readonly string[] }[] {
+    this.taggedNotes ??= this.db
+      .prepare("SELECT id, tags FROM files WHERE tags <> '[]'")
+      .all()
+      .map((value) => {
+        const row = asRow(value);
+        return { fileId: num(row, 'id'), tags: tagList(text(row, 'tags')) };
+      });
+    return this.taggedNotes;
   }
 
   /** The matrix row of a chunk; a chunk missing from its own snapshot is a broken index. */
@@ -130,6 +206,21 @@ export class IndexSnapshot {
   /** The rows of the hits, in the order asked; throws when one is missing (never a silently shorter list). */
   hitRows(chunkIds: readonly number[]): HitRow[] {
     return readHitRows(this.hitRowsStatement, chunkIds);
+  }
+
+  /** The note (file id) of each of the chunks. */
+  notesOf(chunkIds: readonly number[]): Map<number, number> {
+    const notes = new Map<number, number>();
+    for (const value of this.noteStatements.of.all(JSON.stringify(chunkIds))) {
+      const row = asRow(value);
+      notes.set(num(row, 'id'), num(row, 'file_id'));
+    }
+    return notes;
+  }
+
+  /** The hits as whole notes: each chunk's row with its note's line range and text (docs/retrieval.md#post-search). */
+  noteRows(chunkIds: readonly number[]): HitRow[] {
+    return readNoteRows({ hits: this.hitRowsStatement, notes: this.noteStatements.chunks }, chunkIds);
   }
 
   /** The in-memory word index of this snapshot's generation: building, ready or unavailable (SQLite ranks). */
@@ -181,4 +272,14 @@ async function fastestSearch(matrix: VectorMatrix): Promise<VectorSearch> {
   } catch {
     return exactScan(matrix);
   }
+}
+
+/** The `tags` column: a JSON list of strings, as the store writes it. */
+function tagList(json: string): string[] {
+  const value: unknown = JSON.parse(json);
+  const tags = Array.isArray(value) ? value.filter((tag): tag is string => typeof tag === 'string') : [];
+  if (!Array.isArray(value) || tags.length !== value.length) {
+    throw new RagError('ERR_INDEX_SCHEMA', `a note's tags are not a list of strings: ${json}`);
+  }
+  return tags;
 }

@@ -6,6 +6,8 @@ import type { MemoryWords } from '../words/memory-words.js';
 import { SqliteWords } from '../words/sqlite-words.js';
 import type { ChunkScope, RankedChunk, WordRanking } from '../words/word-ranking.js';
 
+const MAX_CACHED_SUBSTRING_COUNTS = 10_000;
+
 /** Where the word tier's BM25 is computed (docs/retrieval.md#lexical-leg); /health reports it. */
 export type WordScoring = 'memory' | 'sqlite';
 
@@ -17,6 +19,10 @@ export type WordScoring = 'memory' | 'sqlite';
 export class LexicalTables {
   readonly #words: SqliteWords;
   readonly #trigrams: Fts5Table | undefined;
+  readonly #texts: Database.Statement;
+  readonly #substringCount: Database.Statement | undefined;
+  /** A snapshot's counts never change; a bound keeps a stream of distinct typos from growing it. */
+  readonly #substringCounts = new Map<string, number>();
 
   constructor(
     db: Database.Database,
@@ -28,6 +34,15 @@ export class LexicalTables {
   ) {
     this.#words = new SqliteWords(db);
     this.#trigrams = layout === 'words+trigram' ? new Fts5Table(db, 'chunks_trigram') : undefined;
+    this.#texts = db
+      .prepare(
+        'SELECT title || char(10) || heading || char(10) || body FROM chunks WHERE id IN (SELECT value FROM json_each(?))',
+      )
+      .pluck();
+    this.#substringCount =
+      layout === 'words+trigram'
+        ? db.prepare('SELECT count(*) FROM chunks_trigram WHERE chunks_trigram MATCH ?').pluck()
+        : undefined;
   }
 
   /** Where the word tier is ranked now. */
@@ -52,6 +67,23 @@ export class LexicalTables {
   /** The best `limit` chunks in scope for a word-table expression. */
   rankWords(expression: string, scope: ChunkScope, limit: number): RankedChunk[] {
     return this.#words.rank(expression, scope, limit);
+  }
+
+  /** The title field, heading trail and text of each chunk (in no particular order): words a typo may mean. */
+  chunkTexts(chunkIds: readonly number[]): string[] {
+    return this.#texts.all(JSON.stringify(chunkIds)).map(String);
+  }
+
+  /** Chunks holding a trigram-table expression (a substring); 0 in the fallback layout. */
+  substringFrequency(expression: string): number {
+    if (this.#substringCount === undefined) return 0;
+    let count = this.#substringCounts.get(expression);
+    if (count === undefined) {
+      count = Number(this.#substringCount.get(expression));
+      if (this.#substringCounts.size >= MAX_CACHED_SUBSTRING_COUNTS) this.#substringCounts.clear();
+      this.#substringCounts.set(expression, count);
+    }
+    return count;
   }
 
   /** The same over the trigram table (substrings); nothing in the fallback layout. */

@@ -3,7 +3,7 @@ import type Database from 'better-sqlite3';
 import type { ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
 import { asRow, text } from './rows.js';
-import { type LexicalLayout, SCHEMA_VERSION } from './schema.js';
+import { type LexicalLayout, SCHEMA_VERSION, UPGRADABLE_SCHEMA_VERSION } from './schema.js';
 
 /** What the `meta` table records about the index as a whole. */
 export interface IndexMeta {
@@ -89,7 +89,9 @@ export function readCheckedIndexMeta(db: Database.Database, file: string): Index
       'ERR_INDEX_SCHEMA',
       version === 0
         ? `${file} is not a notegate index (or it is still being created); run 'notegate-rag index'`
-        : `index ${file} has format version ${version}, this version reads ${SCHEMA_VERSION}; run 'notegate-rag index --rebuild'`,
+        : version === UPGRADABLE_SCHEMA_VERSION
+          ? `index ${file} has format version ${version}, this version reads ${SCHEMA_VERSION}; run 'notegate-rag index' once to upgrade it in place`
+          : `index ${file} has format version ${version}, this version reads ${SCHEMA_VERSION}; run 'notegate-rag index --rebuild'`,
     );
   }
   return readIndexMeta(db);

@@ -160,7 +160,8 @@ export class IndexStore {
 
   private *writeFileSteps(record: FileRecord, chunks: readonly StoredChunk[], indexedAtMs: number): Steps<void> {
     const fileId = yield* this.upsertFileSteps(record, chunks.length, indexedAtMs);
-    const titleField = [record.title, ...record.aliases].join('\n');
+    // docs/retrieval.md#tags: a note is found by its tags as by its title and aliases.
+    const titleField = [record.title, ...record.aliases, ...record.tags].join('\n');
     for (const chunk of chunks) {
       yield;
       const chunkId = this.statements.insertChunk.run(

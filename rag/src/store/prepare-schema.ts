@@ -3,7 +3,7 @@ import type { ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
 import { assertIndexMatches, META_KEYS, newVectorsGeneration, writeMeta } from './index-meta.js';
 import { asRow, num } from './rows.js';
-import { createSchema, dropSchema, SCHEMA_VERSION } from './schema.js';
+import { createSchema, dropSchema, SCHEMA_VERSION, UPGRADABLE_SCHEMA_VERSION, upgradeSchema } from './schema.js';
 import { VECTOR_FORMAT } from './vector-codec.js';
 
 export interface OpenIndexOptions {
@@ -18,8 +18,9 @@ export interface OpenIndexOptions {
 /**
  * Creates, checks or (with `rebuild`) recreates the schema; runs inside the
  * opener's `BEGIN IMMEDIATE` so that the version check and the DDL are one
- * step (docs/retrieval.md#index-format). Refuses a foreign database, another format
- * version, and an index built with another model or dimension.
+ * step (docs/retrieval.md#index-format). Upgrades format 2 in place; refuses a
+ * foreign database, another format version, and an index built with another
+ * model or dimension (a refusal rolls the upgrade back with the transaction).
  */
 export function prepareSchema(db: Database.Database, file: string, options: OpenIndexOptions): void {
   const version = Number(db.pragma('user_version', { simple: true }));
@@ -38,6 +39,10 @@ export function prepareSchema(db: Database.Database, file: string, options: Open
     dropSchema(db);
     initialise(db, options);
     return;
+  }
+  if (version === UPGRADABLE_SCHEMA_VERSION) {
+    upgradeSchema(db);
+    writeMeta(db, { [META_KEYS.schemaVersion]: SCHEMA_VERSION });
   }
   const meta = assertIndexMatches(
     db,

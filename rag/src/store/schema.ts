@@ -3,9 +3,13 @@ import type Database from 'better-sqlite3';
 /**
  * `PRAGMA user_version` of the index format this code writes and reads
  * (docs/retrieval.md#index-format). 2: the word table and the trigram table
- * replaced the single full-text table of 1.
+ * replaced the single full-text table of 1. 3: the same tables, but every note
+ * has a chunk and a note's frontmatter tags are full-text terms of its title
+ * field; an index of format 2 is upgraded in place (`upgradeSchema`).
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
+/** The format an `index` run upgrades in place; anything older needs `--rebuild`. */
+export const UPGRADABLE_SCHEMA_VERSION = 2;
 
 /**
  * The full-text tables (docs/retrieval.md#lexical-leg). `words+trigram`: the
@@ -128,6 +132,17 @@ function tryExec(db: Database.Database, sql: string): boolean {
     db.exec('RELEASE try_schema');
     return false;
   }
+}
+
+/**
+ * Upgrades a format-2 index in place; call inside `BEGIN IMMEDIATE`. The tables
+ * are the same: what differs is what a run writes for two kinds of note (one
+ * that had no chunk, one with tags), so their stored fingerprint is cleared and
+ * the next run re-reads, re-chunks and re-embeds exactly those.
+ */
+export function upgradeSchema(db: Database.Database): void {
+  db.exec("UPDATE files SET fingerprint = '' WHERE chunk_count = 0 OR tags <> '[]'");
+  db.pragma(`user_version = ${SCHEMA_VERSION}`);
 }
 
 /** Drops everything `createSchema` made, in any format version (for `--rebuild`); call inside `BEGIN IMMEDIATE`. */

@@ -30,8 +30,8 @@ export interface VaultListing {
 }
 
 /**
- * Lists the markdown files of a vault in a stable order. Hidden folders are
- * not entered; a symlink is followed only when its real path stays inside the
+ * Lists the markdown files of a vault in a stable order. Hidden folders and
+ * what the vault's `exclude` globs name are not entered; a symlink is followed only when its real path stays inside the
  * vault and passes the diode policy, otherwise it is skipped with the reason.
  */
 export function walkVault(vault: ResolvedVault, diode: DiodeContext): VaultListing {
@@ -56,8 +56,11 @@ export function walkVault(vault: ResolvedVault, diode: DiodeContext): VaultListi
     for (const entry of entries) {
       if (isHiddenName(entry.name)) continue;
       const rel = joinRelative(relDir, entry.name);
+      // docs/retrieval.md#excluding-notes: an excluded folder is not entered; a symlink is what it points to.
+      if (vault.exclude?.matches(rel, entry.isDirectory())) continue;
       const target = resolveEntry(path.join(realDir, entry.name), entry, rel);
       if (target === undefined) continue;
+      if (entry.isSymbolicLink() && target.stats.isDirectory() && vault.exclude?.matches(rel, true)) continue;
       if (target.stats.isDirectory()) {
         if (visited.has(target.realPath)) continue;
         visited.add(target.realPath);

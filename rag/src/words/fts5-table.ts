@@ -22,10 +22,16 @@ export class Fts5Table {
   /** The best `limit` chunks in scope for a MATCH expression of this table. */
   rank(expression: string, scope: ChunkScope, limit: number): RankedChunk[] {
     const json = (list: readonly string[] | undefined) => (list === undefined ? null : JSON.stringify(list));
-    const everywhere = scope.vaults === undefined && scope.namespaces === undefined;
+    const everywhere = scope.vaults === undefined && scope.namespaces === undefined && scope.narrowed === undefined;
     const rows = everywhere
       ? this.#everywhere.all({ expression, limit })
-      : this.#scoped.all({ expression, limit, vaults: json(scope.vaults), namespaces: json(scope.namespaces) });
+      : this.#scoped.all({
+          expression,
+          limit,
+          vaults: json(scope.vaults),
+          namespaces: json(scope.namespaces),
+          files: scope.narrowed === undefined ? null : JSON.stringify(scope.narrowed.fileIds),
+        });
     return rows.map((value) => {
       const row = asRow(value);
       return { chunkId: num(row, 'id'), bm25: num(row, 'score') };
@@ -43,5 +49,6 @@ function rankSql(table: string, scoped: boolean): string {
     WHERE ${table} MATCH @expression
       AND (@vaults IS NULL OR c.vault IN (SELECT value FROM json_each(@vaults)))
       AND (@namespaces IS NULL OR c.namespace IN (SELECT value FROM json_each(@namespaces)))
+      AND (@files IS NULL OR c.file_id IN (SELECT value FROM json_each(@files)))
     ORDER BY score LIMIT @limit`;
 }

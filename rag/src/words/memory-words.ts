@@ -60,7 +60,7 @@ export class MemoryWords {
   }
 
   private rank(phrases: readonly TermRange[], scope: ChunkScope, limit: number): RankedChunk[] {
-    const ranges = rangesFor(this.rows, scope.vaults, scope.namespaces);
+    const ranges = scope.narrowed?.rows ?? rangesFor(this.rows, scope.vaults, scope.namespaces);
     return this.bm25
       .rank(phrases, ranges, this.rows.chunkIds, limit)
       .map(({ chunkId, score }) => ({ chunkId, bm25: -score }));

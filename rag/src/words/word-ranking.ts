@@ -1,4 +1,5 @@
 import type { QueryTerm } from '../lexical/query-terms.js';
+import type { RowRange } from '../vectors/vector-scan.js';
 
 /** One ranked full-text match: FTS5 `bm25()` with the column weights, lower is better. */
 export interface RankedChunk {
@@ -10,6 +11,13 @@ export interface RankedChunk {
 export interface ChunkScope {
   readonly vaults: readonly string[] | undefined;
   readonly namespaces: readonly string[] | undefined;
+  /**
+   * A filter finer than vault and namespace (a tag, docs/retrieval.md#tags),
+   * resolved by the snapshot for both back ends: only chunks of these files
+   * (SQLite), which are these rows of the snapshot (memory; the rows of the
+   * vault and namespace filter included). Absent: no such filter.
+   */
+  readonly narrowed?: { readonly fileIds: readonly number[]; readonly rows: readonly RowRange[] };
 }
 
 /**

@@ -102,8 +102,34 @@ describe('chunkNote', () => {
     assert.ok(taken >= note.chunks.length, `${taken} steps for ${note.chunks.length} chunks`);
   });
 
-  it('produces no chunk for a note that is only frontmatter or blank', () => {
-    assert.deepEqual(chunkNote('---\ntitle: x\n---\n\n', 'e.md', settings, words).chunks, []);
+  it('gives a note that is only frontmatter one empty chunk over the frontmatter, embedded as its title', () => {
+    const note = chunkNote('---\ntitle: Ada\naliases: [Countess]\n---\n\n', 'e.md', settings, words);
+    assert.deepEqual(note.chunks, [
+      { seq: 0, heading: '', lineStart: 1, lineEnd: 4, text: '', embedText: 'passage: Ada\n', tokenCount: 2 },
+    ]);
+  });
+
+  it('gives a blank note one empty chunk at line 1, found by the title its file name gives', () => {
+    const note = chunkNote('\n\n', 'Call Bob.md', settings, words);
+    assert.equal(note.title, 'Call Bob');
+    assert.deepEqual(
+      note.chunks.map((c) => [c.lineStart, c.lineEnd, c.text, c.embedText]),
+      [[1, 1, '', 'passage: Call Bob\n']],
+    );
+  });
+
+  it('takes the headings of a note that is only headings as its text, packed and split like any text', () => {
+    const outline = '---\ntags: [plan]\n---\n# Garden\n\n## Raised beds\n\n### Soil mix\n\n## Tomatoes\n';
+    const note = chunkNote(outline, 'garden.md', settings, words);
+    assert.equal(note.title, 'Garden');
+    assert.deepEqual(
+      note.chunks.map((c) => [c.heading, c.lineStart, c.lineEnd, c.text]),
+      [['', 4, 10, '# Garden\n\n## Raised beds\n\n### Soil mix\n\n## Tomatoes']],
+    );
+    const long = Array.from({ length: 30 }, (_, i) => `## Heading number ${i}`).join('\n');
+    const split = chunkNote(long, 'long.md', settings, words);
+    assert.ok(split.chunks.length > 1);
+    assert.ok(split.chunks.every((c) => c.tokenCount <= settings.maxInputTokens && c.text.startsWith('## ')));
   });
 
   for (const id of [E5_SMALL, MINILM]) {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { firstTerminalControl } from '@notegate/kit';
@@ -65,6 +65,18 @@ describe('notegate-rag index', () => {
       stderr,
       /vaults\.json:\n {2}embed_model: "intfloat\/e5-tiny" is not whitelisted \(allowed: intfloat\/multilingual-e5-small, /,
     );
+  });
+
+  it('exits 2 on a malformed exclude glob, naming its key and the glob, and writes no index', async (t) => {
+    const ws = workspace(t, { v: NOTES });
+    writeConfig(ws.configPath, { exclude: ['drafts/', 'a**'], vaults: [{ id: 'v', path: 'vaults/v' }] });
+    const { code, stderr } = await run(t, ws, []);
+    assert.equal(code, 2);
+    assert.match(
+      stderr,
+      /vaults\.json:\n {2}exclude\[1\]: "a\*\*": \*\* must be a whole path segment \(a\/\*\*\/b\)$/m,
+    );
+    assert.equal(existsSync(path.join(ws.root, '.notegate')), false);
   });
 
   it('exits 2 on a vault inside the iCloud container under HOME, naming the diode policy', async (t) => {

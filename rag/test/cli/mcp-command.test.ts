@@ -25,6 +25,9 @@ interface Hit {
   readonly path: string;
   readonly line_start: number;
   readonly line_end: number;
+  readonly snippet: string;
+  /** The whole note, with files: true. */
+  readonly text?: string;
 }
 
 interface CallResult {
@@ -130,6 +133,44 @@ describe('notegate-rag mcp', () => {
       message: /Tool notes\.write not found/,
     });
     assert.deepEqual(readdirSync(path.join(ws.root, 'vaults', 'v')).sort(), ['ops', 'people']);
+  });
+
+  it('takes tags and files in notes.search, and says which typos it corrected (the one tool definition)', async (t) => {
+    const ws = workspace(
+      t,
+      {
+        v: {
+          'recipes/eggs.md':
+            '---\ntags: [recipe]\n---\n# Eggs\n\nBoil the **eggs** for [seven minutes](https://example.org).\n',
+          'market.md': '# Market\n\nBought eggs and kale.\n',
+        },
+      },
+      'none',
+    );
+    const { call } = await connect(t, mcp(ws));
+    assert.equal((await searchUntilFound(call, 'kale')).length, 1);
+    const tagged = await call('notes.search', { query: 'boill', tags: ['recipe'], files: true });
+    assert.deepEqual(tagged.structuredContent?.corrections, [{ from: 'boill', to: 'boil' }]);
+    assert.deepEqual(
+      hitsOf(tagged).map((hit) => [hit.path, hit.snippet, hit.text]),
+      [
+        [
+          'recipes/eggs.md',
+          'Boil the eggs for seven minutes.',
+          'Boil the **eggs** for [seven minutes](https://example.org).',
+        ],
+      ],
+    );
+    const all = await call('notes.search', { query: 'eggs' });
+    assert.deepEqual(
+      hitsOf(all)
+        .map((hit) => hit.path)
+        .sort(),
+      ['market.md', 'recipes/eggs.md'],
+    );
+    const blank = await call('notes.search', { query: 'eggs', tags: [' '] });
+    assert.equal(blank.isError, true);
+    assert.deepEqual(blank.content, [{ type: 'text', text: 'The tool arguments do not match the tool input schema' }]);
   });
 
   it('with --allow-write serves notes.write into that vault; the note is found at once; a path out is refused', async (t) => {

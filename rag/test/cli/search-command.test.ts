@@ -19,8 +19,14 @@ function cli(t: TestContext, ws: Workspace, args: readonly string[], cache = tes
   return runNode(t, cliPath(), args, { env, cwd: ws.root });
 }
 
-async function indexed(t: TestContext, model: string): Promise<Workspace> {
-  const ws = workspace(t, { notes: NOTES, other: { 'x.md': '# X\n\nRotate nothing here.\n' } }, model);
+/** A note with tags and markdown in its text. */
+const TAGGED = {
+  'recipes/eggs.md':
+    '---\ntags: [recipe, project/kitchen]\n---\n# Eggs\n\nBoil the eggs for [seven minutes](https://example.org).\n',
+};
+
+async function indexed(t: TestContext, model: string, more: Record<string, string> = {}): Promise<Workspace> {
+  const ws = workspace(t, { notes: { ...NOTES, ...more }, other: { 'x.md': '# X\n\nRotate nothing here.\n' } }, model);
   const { code, stderr } = await cli(t, ws, ['index', '--quiet']);
   assert.equal(code, 0, stderr);
   return ws;
@@ -33,7 +39,7 @@ describe('notegate-rag search', () => {
     assert.equal(code, 0);
     const help = unwrapHelp(stdout);
     assert.match(help, /^Usage: notegate-rag search QUERY \[options\]/);
-    for (const option of ['--config PATH', '--top N', '--mode MODE', '--vault ID', '--json'])
+    for (const option of ['--config PATH', '--top N', '--mode MODE', '--vault ID', '--tag TAG', '--files', '--json'])
       assert.ok(help.includes(option), option);
     assert.match(
       help,
@@ -47,7 +53,7 @@ describe('notegate-rag search', () => {
     assert.equal(text.code, 0, text.stderr);
     assert.equal(
       text.stdout,
-      '1. Keys  notes/ops/keys.md:5-9\n   Rotation\n   Rotate the signing keys every ninety days. ## Storage Keys live in the vault.\n',
+      '1. Keys  notes/ops/keys.md:5-9\n   Rotation\n   Rotate the signing keys every ninety days. Storage Keys live in the vault.\n',
       'not a terminal: no colours',
     );
     const json = await cli(t, ws, ['search', 'DEC-0054', '--json', '--vault', 'notes']);
@@ -66,6 +72,7 @@ describe('notegate-rag search', () => {
       [['search', 'keys', '--mode', 'fuzzy'], /--mode: must be one of hybrid, dense, lexical/],
       [['search', 'keys', '--vault', 'nope'], /--vault: unknown vault "nope" \(known: notes, other\)/],
       [['search', 'keys', '--top', '0'], /--top: must be an integer from 1 to 50/],
+      [['search', 'keys', '--tag', 'two words'], /--tag: "two words" is not a tag: a tag has no spaces/],
       [['search', 'keys', '--top', 'ten'], /--top: must be an integer from 1 to 50/],
       [['search', 'x'.repeat(1001)], /QUERY: must be at most 1000 characters/],
       [['search', ' '], /QUERY: must be a non-empty string/],
@@ -145,6 +152,30 @@ describe('notegate-rag search', () => {
     assert.equal(firstTerminalControl(rest), undefined, JSON.stringify(stdout));
     assert.ok(rest.includes('Keys\\x1b]0;owned\\x07'), rest);
     assert.ok(rest.includes('\\x1b]52;c;cm0gLXJmIH4=\\x07 now \\x9b31m \\u202ex\\x08.'), rest);
+  });
+
+  it('filters by tag, returns whole notes, corrects typos and shows snippets without markdown', async (t) => {
+    const ws = await indexed(t, 'none', TAGGED);
+    const tagged = await cli(t, ws, ['search', 'boil', '--tag', 'project', '--json']);
+    assert.equal(tagged.code, 0, tagged.stderr);
+    const body = JSON.parse(tagged.stdout) as { hits: Record<string, unknown>[]; corrections: unknown[] };
+    assert.deepEqual(
+      body.hits.map((h) => [h.path, h.snippet, h.marks]),
+      [['recipes/eggs.md', 'Boil the eggs for seven minutes.', [[0, 4]]]],
+    );
+    assert.deepEqual(body.corrections, []);
+    assert.equal((await cli(t, ws, ['search', 'boil', '--tag', 'journal'])).stdout, 'no matches\n');
+    const typo = await cli(t, ws, ['search', 'sigining', 'keys']);
+    assert.match(typo.stdout, /^searched for signing \(not sigining\)\n\n1\. Keys {2}notes\/ops\/keys\.md:5-9\n/);
+    const files = await cli(t, ws, ['search', 'keys', '--files', '--json', '--top', '50']);
+    const notes = (JSON.parse(files.stdout) as { hits: Record<string, unknown>[] }).hits;
+    assert.deepEqual(
+      notes.map((h) => h.path),
+      [...new Set(notes.map((h) => h.path))],
+      'each note once',
+    );
+    const keys = notes.find((h) => h.path === 'ops/keys.md');
+    assert.deepEqual([keys?.line_start, keys?.line_end], [5, 9]);
   });
 
   it('says what to do when there is no index yet', async (t) => {

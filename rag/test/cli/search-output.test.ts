@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { formatHits, mark } from '../../src/cli/search-output.js';
+import { formatHits, paintRanges } from '../../src/cli/search-output.js';
 import type { SearchHit } from '../../src/search/hybrid-search.js';
-import { snippetOf, termPatterns } from '../../src/search/snippet.js';
+import { matchRanges, snippetOf, termPatterns } from '../../src/search/snippet.js';
 
 const hit: SearchHit = {
   chunkId: 1,
@@ -19,6 +19,10 @@ const hit: SearchHit = {
   lexicalRank: 2,
 };
 
+/** The text with every match of the patterns (overlaps merged) wrapped by `paint`. */
+const mark = (text: string, patterns: readonly RegExp[], paint: (text: string) => string) =>
+  paintRanges(text, matchRanges(text, patterns), paint);
+
 describe('search output', () => {
   it('marks the query terms at word starts (any case) and n-grams anywhere, merging overlaps', () => {
     const brackets = (text: string) => `[${text}]`;
@@ -32,7 +36,7 @@ describe('search output', () => {
   });
 
   it('keeps a short text whole, whitespace collapsed', () => {
-    assert.equal(snippetOf('# Title\n\n  Body   text\n', termPatterns('body')), '# Title Body text');
+    assert.equal(snippetOf('Title\n\n  Body   text\n', termPatterns('body')), 'Title Body text');
   });
 
   it('starts a long text near the first match, cut at spaces and marked', () => {
@@ -64,14 +68,27 @@ describe('search output', () => {
   });
 
   it('prints rank, title, vault/path:lines, heading and snippet; colours only when asked', () => {
+    const result = { hits: [hit], corrections: [] };
     assert.equal(
-      formatHits([hit], 'signing keys', { color: false }),
+      formatHits(result, 'signing keys', { color: false }),
       '1. Keys  v/ops/keys.md:4-9\n   Setup > Rotation\n   We rotated the signing keys. Keyserver unrelated.\n',
     );
-    const coloured = formatHits([hit], 'signing keys', { color: true });
+    const coloured = formatHits(result, 'signing keys', { color: true });
     const esc = '\x1b';
     assert.ok(coloured.includes(`${esc}[1mKeys${esc}[0m`));
     assert.ok(coloured.includes(`${esc}[1;33msigning${esc}[0m ${esc}[1;33mkeys${esc}[0m`));
-    assert.equal(formatHits([], 'x', { color: true }), 'no matches\n');
+    assert.equal(formatHits({ hits: [], corrections: [] }, 'x', { color: true }), 'no matches\n');
+  });
+
+  it('shows the snippet without markdown syntax, and says which words were searched instead of typos', () => {
+    const markdown = { ...hit, text: '- [Rename the **current** session](tmux/rename.md) with `prefix $`' };
+    const corrections = [{ from: 'renmae', to: 'rename' }];
+    assert.equal(
+      formatHits({ hits: [markdown], corrections }, 'renmae session', { color: false }),
+      'searched for rename (not renmae)\n\n' +
+        '1. Keys  v/ops/keys.md:4-9\n   Setup > Rotation\n   Rename the current session with prefix $\n',
+    );
+    const coloured = formatHits({ hits: [markdown], corrections }, 'renmae session', { color: true });
+    assert.ok(coloured.includes('\x1b[1;33mRename\x1b[0m the current \x1b[1;33msession\x1b[0m'));
   });
 });

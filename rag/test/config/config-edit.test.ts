@@ -91,13 +91,13 @@ describe('checkNewVaults', () => {
 });
 
 describe('withVault', () => {
-  it('adds the vault and its folder to allowed_roots, keeping the other keys', (t) => {
+  it('adds the vault and its folder to allowed_roots, keeping the other keys and vaults as written', (t) => {
     const { base, home, file, at } = layout(t, ['notes', 'work']);
     const json = {
       embed_model: 'none',
       allowed_roots: [at('notes')],
       index_path: at('i.sqlite'),
-      vaults: [{ id: 'notes', path: at('notes') }],
+      vaults: [{ id: 'notes', path: at('notes'), exclude: ['templates/'] }],
     };
     writeConfig(file, json);
     const next = withVault(json, newVaultFolder('work', base, [home]), loadRagConfig(file, home));
@@ -142,12 +142,12 @@ describe('withoutVault', () => {
     allowed_roots: ['/n/a', '/n/b', '/n'],
     vaults: [
       { id: 'a', path: '/n/a' },
-      { id: 'b', path: '/n/b' },
+      { id: 'b', path: '/n/b', exclude: ['archive/**'] },
       { id: 'c', path: '/n/b/c' },
     ],
   };
 
-  it('drops the vault, and its folder from allowed_roots unless another vault lies under it', () => {
+  it('drops the vault, and its folder from allowed_roots unless another vault lies under it; the others stay as written', () => {
     assert.deepEqual(withoutVault(json, 'a', '/cfg.json', '/'), {
       ...json,
       allowed_roots: ['/n/b', '/n'],

@@ -20,9 +20,11 @@ describe('parseVaultsConfig', () => {
   });
 
   it('names unknown keys at the top level and inside a vault, with the allowed keys', () => {
-    const problems = problemsOf({ vaults: [vault, { ...vault, id: 'two', exclude: ['x'] }], embed_modle: 'x' });
-    assert.ok(problems.includes('embed_modle: unknown key (allowed: embed_model, allowed_roots, index_path, vaults)'));
-    assert.ok(problems.includes('vaults[1].exclude: unknown key (allowed: id, path)'));
+    const problems = problemsOf({ vaults: [vault, { ...vault, id: 'two', ignore: ['x'] }], embed_modle: 'x' });
+    assert.ok(
+      problems.includes('embed_modle: unknown key (allowed: embed_model, allowed_roots, index_path, exclude, vaults)'),
+    );
+    assert.ok(problems.includes('vaults[1].ignore: unknown key (allowed: id, path, exclude)'));
   });
 
   it('refuses a duplicate vault id, naming the second entry', () => {
@@ -64,5 +66,26 @@ describe('parseVaultsConfig', () => {
   it('needs at least one vault and an object', () => {
     assert.deepEqual(problemsOf({ vaults: [] }), ['vaults: must be a non-empty list of { "id", "path" } objects']);
     assert.deepEqual(problemsOf([]), ['the config must be a JSON object']);
+  });
+
+  it("compiles the exclude globs of the config and of each vault into the vault's rules", () => {
+    const parsed = parseVaultsConfig({
+      exclude: ['templates/**'],
+      vaults: [vault, { id: 'two', path: 'p', exclude: ['*.excalidraw.md'] }],
+    });
+    assert.ok(!('problems' in parsed));
+    const [first, second] = parsed.vaults;
+    assert.deepEqual(first?.exclude.globs, ['templates/**']);
+    assert.deepEqual(second?.exclude.globs, ['templates/**', '*.excalidraw.md']);
+    assert.equal(second?.exclude.matches('drawings/plan.excalidraw.md', false), true);
+    assert.equal(first?.exclude.matches('drawings/plan.excalidraw.md', false), false);
+  });
+
+  it('names every malformed exclude glob with its key, and a list that is not one', () => {
+    assert.deepEqual(problemsOf({ exclude: ['ok/**', 'bad[', 'a**'], vaults: [{ ...vault, exclude: '*.tmp' }] }), [
+      'exclude[1]: "bad[": has an unclosed [ at character 4',
+      'exclude[2]: "a**": ** must be a whole path segment (a/**/b)',
+      'vaults[0].exclude: must be a list of glob strings (such as "templates/**" or "*.excalidraw.md")',
+    ]);
   });
 });

@@ -22,6 +22,8 @@ const HIT_FIELDS = [
   'line_start',
   'line_end',
   'text',
+  'snippet',
+  'marks',
   'score',
   'dense_rank',
   'lexical_rank',
@@ -47,7 +49,7 @@ describe('notegate-rag serve HTTP API', () => {
     assert.equal(body.index.lexical_scoring, 'memory');
     assert.equal(body.index.vector_backend, 'wasm-simd-int8+exact-rescore');
     assert.equal(body.index.complete, true);
-    assert.equal(body.index.schema_version, 2);
+    assert.equal(body.index.schema_version, 3);
     assert.match(String(body.index.last_indexed_at), /^\d{4}-\d\d-\d\dT/);
     assert.deepEqual(body.vaults, [{ id: 'notes', configured: true, files: 4, chunks: 4 }]);
   });
@@ -126,6 +128,38 @@ describe('notegate-rag serve HTTP API', () => {
     }
   });
 
+  it('answers with plain-text snippets and their marks, the corrected typos, whole notes with files, and tag refusals', async (t) => {
+    const ws = workspace(t, { notes: NOTES });
+    const server = await startSearchServer(t, ws);
+    const reply = await server.search({ query: 'sigining keys', top: 1, mode: 'lexical' });
+    assert.deepEqual(reply.body, {
+      hits: [
+        {
+          ...(hitsOf(reply)[0] ?? {}),
+          path: 'ops/keys.md',
+          snippet: 'Rotate the signing keys every ninety days. Storage Keys live in the vault.',
+          marks: [
+            [11, 18],
+            [19, 23],
+            [51, 55],
+          ],
+        },
+      ],
+      corrections: [{ from: 'sigining', to: 'signing' }],
+    });
+    const notes = hitsOf(await server.search({ query: 'keys', top: 50, files: true, mode: 'lexical' }));
+    assert.deepEqual(
+      notes.map((h) => [h.path, h.line_start, h.line_end]),
+      [['ops/keys.md', 5, 9]],
+    );
+    const refused = await server.search({ query: 'keys', tags: ['a b'] });
+    assert.equal(refused.status, 400);
+    assert.deepEqual(refused.body, {
+      error: 'invalid_field',
+      message: 'tags: "a b" is not a tag: a tag has no spaces',
+    });
+  });
+
   it('refuses bad requests with stable codes: 400, 403, 404, 405, 413', async (t) => {
     const ws = workspace(t, { notes: NOTES });
     const server = await startSearchServer(t, ws);
@@ -154,6 +188,67 @@ describe('notegate-rag serve HTTP API', () => {
     }
     const allowed = await server.request({ method: 'DELETE', path: '/health' });
     assert.equal(allowed.headers.allow, 'GET');
+  });
+
+  it('serves the search page under a strict content security policy: no inline script or style, same checks as the API', async (t) => {
+    const ws = workspace(t, { notes: NOTES });
+    const server = await startSearchServer(t, ws);
+    const page = await server.request({ path: '/' });
+    assert.equal(page.status, 200);
+    assert.equal(page.headers['content-type'], 'text/html; charset=utf-8');
+    assert.equal(
+      page.headers['content-security-policy'],
+      "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    );
+    assert.equal(page.headers['x-content-type-options'], 'nosniff');
+    const html = String(page.body);
+    assert.doesNotMatch(html, /<script(?![^>]*\ssrc=)/, 'no inline script');
+    assert.doesNotMatch(html, /<style|\sstyle=|\son[a-z]+=/i, 'no inline style or handler');
+    const modules = [...html.matchAll(/src="([^"]+)"|href="(\/page\/[^"]+)"/g)].map((m) => m[1] ?? m[2] ?? '');
+    assert.deepEqual(modules, ['/page/icon.svg', '/page/search.css', '/page/main.js']);
+    const types: Record<string, RegExp> = { js: /^text\/javascript/, css: /^text\/css/, svg: /^image\/svg\+xml/ };
+    for (const file of [
+      '/page/main.js',
+      '/page/api.js',
+      '/page/links.js',
+      '/page/render.js',
+      '/page/search.css',
+      '/page/icon.svg',
+    ]) {
+      const reply = await server.request({ path: file });
+      assert.equal(reply.status, 200, file);
+      assert.match(String(reply.headers['content-type']), types[file.split('.').pop() ?? ''] ?? /^$/);
+      assert.equal(reply.headers['content-security-policy'], page.headers['content-security-policy']);
+    }
+    assert.equal((await server.request({ path: '/page/main.d.ts' })).status, 404);
+    assert.equal((await server.request({ path: '/', headers: { Host: 'evil.example' } })).status, 403);
+    assert.equal((await server.request({ path: '/', headers: { Origin: 'https://evil.example' } })).status, 403);
+    assert.equal((await server.request({ method: 'POST', path: '/' })).status, 405);
+  });
+
+  it('tells the page what a search can be narrowed to: vaults, their folders, tags with nested ones, modes', async (t) => {
+    const ws = workspace(t, {
+      notes: { ...NOTES, 'recipes/eggs.md': '---\ntags: [recipe, project/kitchen]\n---\n# Eggs\n\nBoil them.\n' },
+    });
+    const server = await startSearchServer(t, ws);
+    const reply = await server.request({ path: '/filters' });
+    assert.equal(reply.status, 200);
+    assert.deepEqual(reply.body, {
+      vaults: [{ id: 'notes', folder: null, obsidian: false }],
+      namespaces: [
+        { vault: 'notes', namespace: '', chunks: 1 },
+        { vault: 'notes', namespace: 'de', chunks: 1 },
+        { vault: 'notes', namespace: 'ops', chunks: 1 },
+        { vault: 'notes', namespace: 'recipes', chunks: 1 },
+        { vault: 'notes', namespace: 'zh', chunks: 1 },
+      ],
+      tags: [
+        { tag: 'project', notes: 1 },
+        { tag: 'project/kitchen', notes: 1 },
+        { tag: 'recipe', notes: 1 },
+      ],
+      modes: ['hybrid', 'dense', 'lexical'],
+    });
   });
 
   it('keeps a tiny vault findable beside a large near-duplicate vault when filtered (filters before top-k)', async (t) => {
@@ -206,6 +301,7 @@ describe('notegate-rag serve HTTP API', () => {
       assert.equal(reply.status, 200, mode);
       assert.deepEqual(reply.body, {
         hits: [],
+        corrections: [],
         notice:
           "the index holds no notes yet: the vaults have no markdown files, or 'notegate-rag index' has not indexed them",
       });
@@ -213,7 +309,7 @@ describe('notegate-rag serve HTTP API', () => {
     const notes = await startSearchServer(t, workspace(t, { notes: NOTES }));
     assert.deepEqual(
       (await notes.search({ query: 'zeppelin', mode: 'lexical' })).body,
-      { hits: [] },
+      { hits: [], corrections: [] },
       'no notice for a query that found nothing',
     );
   });

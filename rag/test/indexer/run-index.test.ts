@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { loadRagConfig } from '../../src/config/load-config.js';
 import { RagError } from '../../src/errors/rag-error.js';
 import { runIndex } from '../../src/indexer/run-index.js';
+import { IndexSnapshot } from '../../src/snapshot/index-snapshot.js';
 import { assertConsistent, assertFtsIntact } from '../../test-support/consistency.js';
 import { E5_SMALL, MINILM, sharedEmbedder, workspace, writeConfig } from '../../test-support/fixtures.js';
 import { indexOptions, poisoned } from '../../test-support/run.js';
@@ -244,6 +245,52 @@ describe('runIndex', () => {
     const summary = await runIndex(indexOptions({ ...ws, config }));
     assert.deepEqual([summary.removed, summary.unchanged], [1, 3]);
     assert.deepEqual(rows(ws.config.indexPath, 'SELECT DISTINCT vault FROM files'), [{ vault: 'handbook' }]);
+  });
+
+  it('leaves out what the exclude globs name, and drops such notes indexed before', async (t) => {
+    const ws = workspace(t, {
+      handbook: { ...NOTES, 'templates/daily.md': '# {{date}}\n\n## Tasks\n', 'board.excalidraw.md': 'drawing' },
+    });
+    assert.equal((await runIndex(indexOptions(ws))).new, 5);
+    writeConfig(ws.configPath, {
+      embed_model: MINILM,
+      exclude: ['templates/'],
+      vaults: [{ id: 'handbook', path: 'vaults/handbook', exclude: ['*.excalidraw.md'] }],
+    });
+    const config = loadRagConfig(ws.configPath, ws.home);
+    const summary = await runIndex(indexOptions({ ...ws, config }));
+    assert.deepEqual([summary.removed, summary.unchanged, summary.skipped], [2, 3, []]);
+    assert.deepEqual(
+      rows(ws.config.indexPath, 'SELECT path FROM files ORDER BY path').map((row) => JSON.stringify(row)),
+      ['{"path":"Welcome.md"}', '{"path":"eng/keys.md"}', '{"path":"people/urlaub.md"}'],
+    );
+  });
+
+  it('upgrades a format-2 index in place: re-indexes only the notes with tags or without a chunk', async (t) => {
+    const ws = workspace(t, {
+      handbook: { ...NOTES, 'bookmark.md': '---\ntitle: WAL\n---\n', 'outline.md': '# Plan\n\n## Beds\n' },
+    });
+    await runIndex(indexOptions(ws));
+    // What a format-2 run left: no chunk for the frontmatter-only note, and the format number.
+    const db = new Database(ws.config.indexPath);
+    db.exec(`DELETE FROM chunks WHERE file_id = (SELECT id FROM files WHERE path = 'bookmark.md');
+      UPDATE files SET chunk_count = 0 WHERE path = 'bookmark.md';
+      UPDATE meta SET value = '2' WHERE key = 'schema_version';
+      PRAGMA user_version = 2;`);
+    db.close();
+    await assert.rejects(
+      IndexSnapshot.open(ws.config.indexPath, ws.config.model, Date.now),
+      /has format version 2, this version reads 3; run 'notegate-rag index' once to upgrade it in place$/,
+    );
+    const summary = await runIndex(indexOptions(ws));
+    assert.deepEqual([summary.updated, summary.unchanged], [2, 3], 'eng/keys.md (tags) and bookmark.md');
+    assert.deepEqual(rows(ws.config.indexPath, "SELECT value FROM meta WHERE key = 'schema_version'"), [
+      { value: '3' },
+    ]);
+    assert.deepEqual(rows(ws.config.indexPath, "SELECT chunk_count FROM files WHERE path = 'bookmark.md'"), [
+      { chunk_count: 1 },
+    ]);
+    (await IndexSnapshot.open(ws.config.indexPath, ws.config.model, Date.now)).close();
   });
 
   it('skips a symlink into the iCloud container with the diode policy as the reason', async (t) => {

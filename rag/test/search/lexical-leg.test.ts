@@ -38,7 +38,11 @@ async function indexOf(t: TestContext, notes: Notes, lexicalLayout: 'auto' | 'wo
     const result = lexicalLeg(query, depth, snapshot.lexical, scope);
     return { paths: result.chunkIds.map((id) => pathOf.get(id)), tiers: result.tiers };
   };
-  return { snapshot, search };
+  const corrected = (query: string) => ({
+    ...search(query),
+    corrections: lexicalLeg(query, 10, snapshot.lexical, EVERYWHERE).corrections,
+  });
+  return { snapshot, search, corrected };
 }
 
 /** Filler that makes every note share the stop words, as in real text. */
@@ -147,5 +151,43 @@ describe('lexical leg', () => {
         query,
       );
     }
+  });
+
+  describe('typos', () => {
+    const NOTES = {
+      'v/sleep.md': `${THE} prevent sleep with the caffeinate command`,
+      'v/stash.md': `${THE} git stash untracked files, then stash pop`,
+      'v/rename.md': `${THE} tmux can rename the current session`,
+      'v/code.md': `${THE} the IndexSnapshot class holds a read transaction`,
+    };
+
+    it('searches the nearest word of the index for a query word it does not hold, and says so', async (t) => {
+      const { corrected: search } = await indexOf(t, NOTES);
+      assert.deepEqual(search('caffinate'), {
+        paths: ['v/sleep.md'],
+        tiers: ['words'],
+        corrections: [{ from: 'caffinate', to: 'caffeinate' }],
+      });
+      const typed = search('tmux Renmae sesion');
+      assert.equal(typed.paths[0], 'v/rename.md');
+      assert.deepEqual(typed.corrections, [
+        { from: 'Renmae', to: 'rename' },
+        { from: 'sesion', to: 'session' },
+      ]);
+      assert.deepEqual(search('git stahs').corrections, [{ from: 'stahs', to: 'stash' }]);
+    });
+
+    it('leaves alone words the index holds, as words or as substrings, and words with nothing near', async (t) => {
+      const { corrected: search } = await indexOf(t, NOTES);
+      assert.deepEqual(search('stash').corrections, []);
+      assert.deepEqual(search('snapshot'), { paths: ['v/code.md'], tiers: ['substrings'], corrections: [] });
+      assert.deepEqual(search('kubernetes'), { paths: [], tiers: [], corrections: [] });
+      assert.deepEqual(search('gti').corrections, [], 'three letters: too ambiguous');
+    });
+
+    it('corrects nothing in the fallback layout (no trigram table to find candidates with)', async (t) => {
+      const { corrected: search } = await indexOf(t, NOTES, 'words');
+      assert.deepEqual(search('caffinate'), { paths: [], tiers: [], corrections: [] });
+    });
   });
 });

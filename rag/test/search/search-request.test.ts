@@ -29,16 +29,28 @@ describe('the search request check', () => {
       top: 8,
       vaults: undefined,
       namespaces: undefined,
+      tags: undefined,
       mode: 'hybrid',
       mmr: false,
       mmrLambda: 0.7,
+      files: false,
     });
     assert.equal(parseSearchRequest({ query: 'keys' }, VAULTS, LEXICAL_ONLY).mode, 'lexical');
   });
 
   it('accepts every field at its limits', () => {
     const parsed = parseSearchRequest(
-      { query: 'k', top: 50, vaults: ['ops', 'ops'], namespaces: [''], mode: 'dense', mmr: true, mmr_lambda: 0 },
+      {
+        query: 'k',
+        top: 50,
+        vaults: ['ops', 'ops'],
+        namespaces: [''],
+        tags: ['#recipe', 'project/garden'],
+        mode: 'dense',
+        mmr: true,
+        mmr_lambda: 0,
+        files: true,
+      },
       VAULTS,
       VECTORS,
     );
@@ -47,9 +59,11 @@ describe('the search request check', () => {
       top: 50,
       vaults: ['ops'],
       namespaces: [''],
+      tags: ['#recipe', 'project/garden'],
       mode: 'dense',
       mmr: true,
       mmrLambda: 0,
+      files: true,
     });
     assert.equal(parseSearchRequest({ query: 'k', top: 1, mmr_lambda: 1 }, VAULTS, VECTORS).top, 1);
   });
@@ -88,7 +102,7 @@ describe('the search request check', () => {
       'an unknown field',
       { query: 'q', collection: 'ops' },
       'unknown_field',
-      /^unknown field "collection" \(allowed: query, top, vaults, namespaces, mode, hybrid/,
+      /^unknown field "collection" \(allowed: query, top, vaults, namespaces, tags, mode, hybrid, mmr, mmr_lambda, files\)$/,
     ],
     ['two unknown fields', { query: 'q', a: 1, b: 2 }, 'unknown_field', /^unknown fields "a", "b"/],
     [
@@ -105,6 +119,11 @@ describe('the search request check', () => {
     ],
     ['an empty vault list', { query: 'q', vaults: [] }, 'invalid_value', /^vaults:/],
     ['a numeric namespace', { query: 'q', namespaces: [1] }, 'invalid_value', /^namespaces:/],
+    ['an empty tag list', { query: 'q', tags: [] }, 'invalid_value', /^tags: must be a non-empty list of strings$/],
+    ['a tag as a string', { query: 'q', tags: 'recipe' }, 'invalid_value', /^tags: must be a non-empty list/],
+    ['a tag with a space', { query: 'q', tags: ['two words'] }, 'invalid_value', /^tags: "two words" is not a tag/],
+    ['a tag of only #', { query: 'q', tags: ['#'] }, 'invalid_value', /^tags: "#" is not a tag \(such as/],
+    ['files as a string', { query: 'q', files: 'yes' }, 'invalid_value', /^files: must be true or false$/],
     [
       'an unknown mode',
       { query: 'q', mode: 'semantic' },

@@ -27,7 +27,7 @@ describe('IndexSnapshot.open', () => {
     db.close();
     await assert.rejects(
       IndexSnapshot.open(file, model(MINILM), Date.now),
-      refusal('ERR_INDEX_SCHEMA', /has format version 99, this version reads 2; run 'notegate-rag index --rebuild'$/),
+      refusal('ERR_INDEX_SCHEMA', /has format version 99, this version reads 3; run 'notegate-rag index --rebuild'$/),
     );
     const empty = path.join(tempDir(t), 'empty.sqlite');
     new Database(empty).close();

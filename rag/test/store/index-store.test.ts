@@ -69,7 +69,7 @@ describe('IndexStore', () => {
     const { vectorsGeneration, ...meta } = store.meta;
     assert.match(String(vectorsGeneration), UUID);
     assert.deepEqual(meta, {
-      schemaVersion: 2,
+      schemaVersion: 3,
       modelId: MINILM,
       dimension: 384,
       lexicalLayout: 'words+trigram',
@@ -278,7 +278,7 @@ describe('IndexStore', () => {
   it('refuses an index of another format version, naming --rebuild', (t) => {
     const file = path.join(tempDir(t), 'index.sqlite');
     createThenAlter(file, (db) => db.pragma('user_version = 99'));
-    assert.throws(() => open(file), /format version 99, this version reads 2; run 'notegate-rag index --rebuild'/);
+    assert.throws(() => open(file), /format version 99, this version reads 3; run 'notegate-rag index --rebuild'/);
     open(file, { rebuild: true }).close();
   });
 
@@ -300,10 +300,10 @@ describe('IndexStore', () => {
       (err: unknown) =>
         err instanceof RagError &&
         err.code === 'ERR_INDEX_SCHEMA' &&
-        /format version 1, this version reads 2; run 'notegate-rag index --rebuild'/.test(err.message),
+        /format version 1, this version reads 3; run 'notegate-rag index --rebuild'/.test(err.message),
     );
     const rebuilt = open(file, { rebuild: true });
-    assert.equal(rebuilt.meta.schemaVersion, 2);
+    assert.equal(rebuilt.meta.schemaVersion, 3);
     rebuilt.replaceFile(record('a.md'), [chunk(0, 'fresh')], 5);
     rebuilt.close();
     assertFtsIntact(file);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, renameSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { compileExcludes } from '../../src/config/exclude-globs.js';
 import { walkVault } from '../../src/walk/walk-vault.js';
 import { tempDir, writeFiles } from '../../test-support/fixtures.js';
 
@@ -41,6 +42,22 @@ describe('walkVault', () => {
     );
     assert.deepEqual(listing.skipped, []);
     assert.equal(listing.files[1]?.sizeBytes, 1);
+  });
+
+  it('does not enter an excluded folder nor list an excluded file, and records neither as skipped', (t) => {
+    const { base, vault, diode, resolved } = setup(t);
+    writeFiles(vault, { 'keep.md': 'k', 'templates/daily.md': 't', 'work/plan.canvas.md': 'c', 'work/plan.md': 'p' });
+    writeFiles(base, { 'elsewhere/x.md': 'outside' });
+    // An excluded symlink that leaves the vault is not even resolved: no skip reason for it.
+    symlinkSync(path.join(base, 'elsewhere'), path.join(vault, 'linked'));
+    const checked = compileExcludes(['templates/', '*.canvas.md', 'linked']);
+    assert.ok(checked.ok);
+    const listing = walkVault({ ...resolved, exclude: checked.rules }, diode);
+    assert.deepEqual(
+      listing.files.map((f) => f.path),
+      ['keep.md', 'work/plan.md'],
+    );
+    assert.deepEqual(listing.skipped, []);
   });
 
   it('follows a symlink that stays inside the vault, and never one that leaves it', (t) => {

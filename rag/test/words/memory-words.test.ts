@@ -51,6 +51,8 @@ function chunksOf(random: () => number, count: number): StoredChunk[] {
 }
 
 const VAULTS = ['big', 'big', 'big', 'mid', 'small'];
+/** Frontmatter tags (docs/retrieval.md#tags), nested ones included. */
+const TAGS: readonly (readonly string[])[] = [[], ['review'], ['Project/Alpha', 'budget'], [], ['project/beta']];
 
 /**
  * A corpus written the way `index` writes it, one transaction per file, then
@@ -63,7 +65,8 @@ function writeCorpus(file: string, seed: number, layout: 'auto' | 'words'): void
   const store = IndexStore.open(file, { model: NO_MODEL, nowMs: 1, lexicalLayout: layout });
   const write = (f: number, vault = VAULTS[f % VAULTS.length] ?? 'big', chunks = chunksOf(random, 1 + (f % 4))) => {
     const title = text(random, 1 + (f % 3));
-    store.replaceFile(fileRecord(`n${f}.md`, { vault, namespace: `ns${f % 3}`, title, aliases: [] }), chunks, 1);
+    const tags = TAGS[f % TAGS.length] ?? [];
+    store.replaceFile(fileRecord(`n${f}.md`, { vault, namespace: `ns${f % 3}`, title, aliases: [], tags }), chunks, 1);
     return chunks;
   };
   const copies = new Map<number, StoredChunk[]>();
@@ -157,11 +160,24 @@ describe('the in-memory word index', () => {
   it('leaves the lexical leg unchanged, every tier, with and without filters', async (t) => {
     const { memory, sqlite } = await bothWays(t, 21, 'auto');
     const tiers = new Set<string>();
+    // Tag filters are resolved by each snapshot: files for SQLite, rows for the memory.
+    const tagged = [
+      { vaults: undefined, namespaces: undefined, tags: ['project'] },
+      { vaults: ['big'], namespaces: ['ns1'], tags: ['review', 'project/alpha'] },
+      { vaults: undefined, namespaces: undefined, tags: ['nowhere'] },
+    ];
+    const scopes = [
+      ...SCOPES.map((scope) => ({ inMemory: scope, inSqlite: scope })),
+      ...tagged.map((f) => ({
+        inMemory: memory.filter(f.vaults, f.namespaces, f.tags).scope,
+        inSqlite: sqlite.filter(f.vaults, f.namespaces, f.tags).scope,
+      })),
+    ];
     for (const query of [...queries(21, 80), 'DEC-0054', 'rotate signing keys', 'beruhigung', 'the of and']) {
-      for (const scope of SCOPES) {
+      for (const { inMemory, inSqlite } of scopes) {
         for (const depth of [100, 10]) {
-          const expected = lexicalLeg(query, depth, sqlite.lexical, scope);
-          assert.deepEqual(lexicalLeg(query, depth, memory.lexical, scope), expected, query);
+          const expected = lexicalLeg(query, depth, sqlite.lexical, inSqlite);
+          assert.deepEqual(lexicalLeg(query, depth, memory.lexical, inMemory), expected, query);
           for (const tier of expected.tiers) tiers.add(tier);
         }
       }

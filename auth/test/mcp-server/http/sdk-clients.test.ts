@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
@@ -210,5 +213,39 @@ describe('official SDK clients against the notes server', () => {
       { authorization: null, cookie: null, authInfo: null },
       { authorization: null, cookie: null, authInfo: null },
     ]);
+  });
+
+  it('filters notes.search by tag, returns whole notes with files, and answers in plain text with corrections', async (t) => {
+    const notesDir = mkdtempSync(join(tmpdir(), 'notes-server-tags-'));
+    t.after(() => rmSync(notesDir, { recursive: true, force: true }));
+    mkdirSync(join(notesDir, 'recipes'));
+    writeFileSync(
+      join(notesDir, 'recipes', 'eggs.md'),
+      '---\ntags: [recipe]\n---\n# Eggs\n\nBoil the **eggs** for [seven minutes](https://example.org).\n',
+    );
+    writeFileSync(join(notesDir, 'market.md'), '# Market\n\nBought eggs and kale.\n');
+    const fixture = await startNotesServer(t, { notesDir });
+    const client = await modernClient(fixture, await fixture.issuer.sign());
+    t.after(() => client.close());
+    const tagged = structured(
+      await client.callTool({ name: 'notes.search', arguments: { query: 'boill', tags: ['recipe'], files: true } }),
+    );
+    assert.deepEqual(tagged.corrections, [{ from: 'boill', to: 'boil' }]);
+    assert.deepEqual(
+      (tagged.hits as Record<string, unknown>[]).map((hit) => [hit.path, hit.snippet, hit.text]),
+      [
+        [
+          'recipes/eggs.md',
+          'Boil the eggs for seven minutes.',
+          'Boil the **eggs** for [seven minutes](https://example.org).',
+        ],
+      ],
+    );
+    const all = structured(await client.callTool({ name: 'notes.search', arguments: { query: 'eggs' } }));
+    assert.deepEqual((all.hits as { path: string }[]).map((hit) => hit.path).sort(), ['market.md', 'recipes/eggs.md']);
+    assert.ok(
+      (all.hits as Record<string, unknown>[]).every((hit) => !('text' in hit)),
+      'passages carry no text',
+    );
   });
 });
