@@ -1,3 +1,4 @@
+import { LoopSlices } from '@notegate/kit';
 import { chunkerSettingsFor } from '../chunk/settings.js';
 import type { RagConfig } from '../config/load-config.js';
 import { hasVectors, type ModelSpec } from '../config/models.js';
@@ -40,6 +41,8 @@ export interface RunIndexOptions {
   readonly clock?: () => number;
   readonly batchSize?: number;
   readonly windowChunks?: number;
+  /** How long a slice of the run may hold the event loop (default SLICE_MS; tests: 0, a turn after every step). */
+  readonly sliceMs?: number;
   /** Internal: force the fallback layout, the word table alone (tests). */
   readonly lexicalLayout?: 'auto' | 'words';
 }
@@ -99,6 +102,7 @@ async function indexUnderLock(options: RunIndexOptions): Promise<IndexSummary> {
       },
       batchSize: options.batchSize ?? DEFAULT_BATCH_SIZE,
       windowChunks: options.windowChunks ?? DEFAULT_WINDOW_CHUNKS,
+      slices: new LoopSlices(options.sliceMs),
     });
     try {
       await indexVaults(options, store, run, fingerprint);
@@ -130,7 +134,7 @@ async function indexVaults(
   if (options.vaultIds === undefined) {
     const configured = new Set(selected);
     for (const gone of store.vaultsInIndex().filter((id) => !configured.has(id))) {
-      run.removeRows(store.fileIdsOfVault(gone));
+      await run.removeRows(store.fileIdsOfVault(gone));
     }
   }
   const plans = vaults.map((vault) => {
@@ -138,7 +142,7 @@ async function indexVaults(
     run.emit({ kind: 'scanned', vault: vault.id, files: listing.files.length });
     return planVault(listing.files, listing.skipped, store.fileRows(vault.id), fingerprint);
   });
-  for (const plan of plans) run.applyPlan(plan);
+  for (const plan of plans) await run.applyPlan(plan);
   await run.processCandidates(plans.flatMap((plan) => plan.candidates));
   run.vaults.push(...vaults.map((vault) => vault.id));
 }
