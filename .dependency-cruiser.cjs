@@ -7,7 +7,7 @@
  */
 const LAYERS = {
   kit: [
-    ['records', 'error-message', 'node-floor', 'random-hex', 'shell-words'],
+    ['records', 'error-message', 'node-floor', 'random-hex', 'terminal-text', 'loop-slices', 'shell-words'],
     ['mcp-host-entry'],
     ['cli', 'http', 'atomic-write'],
     ['server-options'],

@@ -42,7 +42,7 @@ export async function writeFixtures(dir) {
   await writeFile(join(dir, 'keys.json'), JSON.stringify(keys));
   // SPIFFE bundle §4: a JWT-SVID key carries use "jwt-svid".
   await writeFile(join(dir, 'bundle.json'), JSON.stringify({ keys: [{ ...publicOf(keys.idp), use: 'jwt-svid' }] }));
-  await writeFile(join(dir, 'policy.yaml'), POLICY);
+  await writeFile(join(dir, 'policy.yaml'), POLICY, { mode: 0o644 });
   return { keys, publicOf };
 }
 

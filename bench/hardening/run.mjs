@@ -14,6 +14,7 @@ for (const script of [
   'slow-clients.mjs',
   'replay-flood.mjs',
   'proxy-back-pressure.mjs',
+  'large-note-stall.mjs',
 ]) {
   const run = spawnSync(process.execPath, [join(here, script), ...process.argv.slice(2)], { stdio: 'inherit' });
   if (run.status !== 0) process.exit(run.status ?? 1);

@@ -206,6 +206,7 @@ async function tokens() {
       writeFileSync(
         policy,
         `trust_domain: example.org\ngrants:\n  - spiffe_id: spiffe://example.org/agent\n    resources:\n      - resource: http://127.0.0.1:9/mcp\n        scopes: [notes:read]\n`,
+        { mode: 0o644 },
       );
       source.server = await startServer(0, [
         CLI,

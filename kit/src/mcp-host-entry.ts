@@ -1,4 +1,5 @@
 import { shellWords } from './shell-words.js';
+import { terminalJson } from './terminal-text.js';
 
 /**
  * The MCP hosts whose config entry `--print-config` prints (docs/protocol.md#proxy): Claude Code, Claude
@@ -35,14 +36,15 @@ export function hostEntry(host: McpHost, entry: StdioServerEntry): HostEntry {
     args: [...entry.args],
     ...(entry.env && Object.keys(entry.env).length > 0 ? { env: { ...entry.env } } : {}),
   };
-  const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+  // Paths are the user's folders, named by anyone (docs/security.md#operators-terminals): the same JSON, safe to print.
+  const json = (value: unknown) => `${terminalJson(value, 2)}\n`;
   switch (host) {
     case 'claude':
       return {
         json: json({ mcpServers: { [entry.name]: server } }),
         where:
           "Claude Code: merge it into .mcp.json at a project's root, or add it for every project with: " +
-          shellWords(['claude', 'mcp', 'add-json', '--scope', 'user', entry.name, JSON.stringify(server)]),
+          shellWords(['claude', 'mcp', 'add-json', '--scope', 'user', entry.name, terminalJson(server)]),
       };
     case 'claude-desktop':
       return {

@@ -1,3 +1,4 @@
+import { terminalJson, terminalText } from '@notegate/kit';
 import { clip } from '../shared/clip.js';
 
 /** The agent's ordered steps (docs/protocol.md#agent-notegate-agent), then the tool call and the replay. */
@@ -45,7 +46,8 @@ const MAX_QUOTED_CHARS = 300;
 
 /**
  * A failed agent step. The message is one line: `<step>: <reason>: <detail>`, where `reason` is a
- * stable code (`issuer_refused`, an OAuth error code, `timeout`, …) and `detail` says what was seen.
+ * stable code (`issuer_refused`, an OAuth error code, `timeout`, …) and `detail` says what was seen
+ * (its line breaks and other control characters shown as escapes).
  */
 export class AgentError extends Error {
   readonly code = 'ERR_AGENT';
@@ -54,7 +56,7 @@ export class AgentError extends Error {
   readonly failureClass: FailureClass;
 
   constructor(step: AgentStep, reason: string, failureClass: FailureClass, detail: string) {
-    super(`${step}: ${reason}: ${singleLine(detail)}`);
+    super(`${step}: ${reason}: ${terminalText(detail)}`);
     this.name = 'AgentError';
     this.step = step;
     this.reason = reason;
@@ -73,17 +75,15 @@ export const authenticationFailed = (step: AgentStep, reason: string, detail: st
 export const transportFailed = (step: AgentStep, reason: string, detail: string) =>
   new AgentError(step, reason, 'transport', detail);
 
-/** Server-supplied text made safe for a one-line message: control characters become spaces, length bounded. */
+/**
+ * Server-supplied text made safe for a one-line message on a terminal, length bounded: a JSON string
+ * whose control and bidirectional characters are escapes (docs/security.md#operators-terminals).
+ */
 export function quoted(text: string): string {
-  return JSON.stringify(plain(text));
+  return terminalJson(clip(text, MAX_QUOTED_CHARS));
 }
 
 /** The same without quotes, for text that ends the line (a WWW-Authenticate challenge). */
 export function plain(text: string): string {
-  return clip(singleLine(text), MAX_QUOTED_CHARS);
-}
-
-function singleLine(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed
-  return text.replace(/[\u0000-\u001f\u007f]+/g, ' ');
+  return terminalText(clip(text, MAX_QUOTED_CHARS));
 }

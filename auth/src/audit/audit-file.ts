@@ -6,7 +6,7 @@ import { ownershipProblem } from '../shared/owner-only.js';
 const AUDIT_FILE_MODE = 0o600;
 
 /**
- * Opens the `--audit-log` file for appending (docs/security.md#security-properties). The final
+ * Opens the `--audit-log` file for appending (docs/security.md#files-the-services-trust). The final
  * component must not be a symbolic link (O_NOFOLLOW: a link planted there cannot send the lines, or a
  * newly created file, somewhere else), the file must be a regular file of this user that nobody else
  * may write (someone who can could add or rewrite lines), and it is made 0600 on the open descriptor,

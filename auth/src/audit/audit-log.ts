@@ -1,5 +1,5 @@
 import { closeSync, writeSync } from 'node:fs';
-import { errorMessage } from '@notegate/kit';
+import { errorMessage, terminalJson } from '@notegate/kit';
 import { clip } from '../shared/clip.js';
 import type { Clock } from '../shared/clock.js';
 import { systemClock } from '../shared/clock.js';
@@ -73,7 +73,8 @@ function formatAuditLine(event: AuditEvent, nowMs: number): string {
   if (extra !== undefined) {
     for (const key of Object.keys(extra)) if (!FIXED_FIELDS.has(key)) line[key] = extra[key];
   }
-  return `${JSON.stringify(line)}\n`;
+  // Client-chosen text reaches whoever reads the log on a terminal (docs/security.md#operators-terminals).
+  return `${terminalJson(line)}\n`;
 }
 
 /** `unverified:<sub>` for decisions taken before the signature was checked; the sub is the client's, so clipped. */

@@ -1,4 +1,4 @@
-import { isRecord } from '@notegate/kit';
+import { isRecord, terminalJson, terminalText } from '@notegate/kit';
 import type { Command, CommandIo, ParsedOptions } from '@notegate/kit/cli';
 import { processIo, UsageError } from '@notegate/kit/cli';
 import { AGENT_EXIT, AgentError, FAILURE_CLASS_LINES, quoted } from '../agent/agent-errors.js';
@@ -75,7 +75,7 @@ export function agentCommand(io: CommandIo = processIo): Command<AgentOptions> {
         return await runAgent(flags, tokens.request, io);
       } catch (err) {
         if (!(err instanceof AgentError)) throw err;
-        io.stderr(`notegate agent: ${err.message}\n`);
+        io.stderr(`notegate agent: ${terminalText(err.message)}\n`);
         return err.exitCode;
       } finally {
         tokens.close();
@@ -90,7 +90,7 @@ async function runAgent(flags: AgentFlags, request: FetchAccessTokenOptions, io:
   const { timeoutMs } = flags.token;
   const token = await fetchAccessToken(request);
   const { result } = await callMcpServer({ token, operation: flags.operation, timeoutMs });
-  io.stdout(`${JSON.stringify(result)}\n`);
+  io.stdout(`${terminalJson(result)}\n`);
   if (result.isError === true) {
     io.stderr(`notegate agent: mcp_call: tool_error: the tool reported an error: ${quoted(toolErrorText(result))}\n`);
     return AGENT_EXIT.failure;
@@ -102,7 +102,7 @@ async function runAgent(flags: AgentFlags, request: FetchAccessTokenOptions, io:
     operation: flags.operation,
     timeoutMs,
   });
-  io.stdout(`${JSON.stringify(report)}\n`);
+  io.stdout(`${terminalJson(report)}\n`);
   const answer = `${report.status}${report.error ? ` ${report.error}` : ''}`;
   if (report.accepted) {
     io.stderr(

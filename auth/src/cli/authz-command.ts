@@ -3,6 +3,7 @@ import type { Command, ParsedOptions } from '@notegate/kit/cli';
 import {
   EXIT,
   listenAddressOf,
+  operatorLog,
   packageVersion,
   parseChoice,
   parseHttpUrl,
@@ -137,7 +138,7 @@ export function authzCommand(): Command<typeof options> {
     options,
     async run({ options: values }) {
       const flags = parseFlags(values);
-      const log = (message: string) => processIo.stderr(`authz: ${message}\n`);
+      const log = operatorLog('authz');
       const metrics = new AuthzMetrics();
       const closers: Array<() => unknown> = [];
       const closeAll = async () => {

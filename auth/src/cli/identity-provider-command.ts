@@ -1,5 +1,13 @@
 import type { Command } from '@notegate/kit/cli';
-import { EXIT, packageVersion, parseChoice, parseInteger, processIo, untilShutdown } from '@notegate/kit/cli';
+import {
+  EXIT,
+  operatorLog,
+  packageVersion,
+  parseChoice,
+  parseInteger,
+  processIo,
+  untilShutdown,
+} from '@notegate/kit/cli';
 import { DEFAULT_SVID_TTL_S, DevelopmentIdentityProvider } from '../identity-provider/identity-provider.js';
 import { KEY_TYPES } from '../identity-provider/key-ring.js';
 import { formatSvidLogLine } from '../identity-provider/svid-log-line.js';
@@ -55,7 +63,7 @@ export function identityProviderCommand(): Command<typeof options> {
       const svidTtlS = parseInteger('--svid-ttl', values['svid-ttl'], 1, MAX_SVID_TTL_S);
       const keyType = parseChoice('--key-type', values['key-type'], KEY_TYPES);
       const config = await loadWorkloadsFile(values.workloads);
-      const log = (message: string) => processIo.stderr(`identity-provider: ${message}\n`);
+      const log = operatorLog('identity-provider');
       const provider = await DevelopmentIdentityProvider.start({
         config,
         socketDir: values['socket-dir'],

@@ -1,5 +1,5 @@
 import type { Command, CommandIo, ParsedOptions } from '@notegate/kit/cli';
-import { parseInteger, processIo, UsageError } from '@notegate/kit/cli';
+import { operatorLog, parseInteger, processIo, UsageError } from '@notegate/kit/cli';
 import { AGENT_EXIT, FAILURE_CLASS_LINES } from '../agent/agent-errors.js';
 import { fetchAccessToken } from '../agent/fetch-access-token.js';
 import { AccessTokenCache } from '../agent/token-cache.js';
@@ -84,7 +84,7 @@ export function mcpSvidStdioCommand(io: CommandIo = processIo): Command<WrapperO
           fetchToken: () => fetchAccessToken({ ...tokens.request, cache }),
           refreshMarginMs: WRAPPER_REFRESH_MARGIN_MS,
           env: process.env,
-          log: (line) => io.stderr(`mcp-svid-stdio: ${line}\n`),
+          log: operatorLog('mcp-svid-stdio', io),
         });
       } finally {
         tokens.close();

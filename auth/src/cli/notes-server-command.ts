@@ -3,6 +3,7 @@ import type { Command, CommandLine } from '@notegate/kit/cli';
 import {
   EXIT,
   listenAddressOf,
+  operatorLog,
   packageVersion,
   parseHttpUrl,
   parseInteger,
@@ -91,7 +92,7 @@ export const notesServerCommand: Command<NotesServerOptions> = {
     const flags = readOptions(line);
     const { name, resource, endpointPath, issuer, jwksUri, host, port, auditPath, metricsAddress } = flags;
     const { limits, maxTokenLifetimeS, vaults } = flags;
-    const log = (message: string) => process.stderr.write(`notes-server: ${message}\n`);
+    const log = operatorLog('notes-server');
     const { audit, close: closeAudit } = openAuditLog(auditPath);
     const metrics = new NotesServerMetrics();
     const engine = await openNotesEngine(vaults, process.cwd(), log);

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { hostEntry, MCP_HOSTS } from '@notegate/kit';
 import type { Command, CommandIo } from '@notegate/kit/cli';
-import { EXIT, parseChoice, processIo, untilShutdown } from '@notegate/kit/cli';
+import { EXIT, operatorLog, parseChoice, processIo, untilShutdown } from '@notegate/kit/cli';
 import { fetchAccessToken } from '../agent/fetch-access-token.js';
 import { proxyServerEntry } from '../proxy/host-entry.js';
 import { PROXY_REFRESH_MARGIN_MS, runProxy } from '../proxy/run-proxy.js';
@@ -74,7 +74,7 @@ export function proxyCommand(io: CommandIo = processIo): Command<ProxyOptions> {
           timeoutMs: flags.timeoutMs,
           input: process.stdin,
           output: process.stdout,
-          log: (line) => io.stderr(`notegate proxy: ${line}\n`),
+          log: operatorLog('notegate proxy', io),
           audit: tokens.audit,
           stopRequested: untilShutdown(() => undefined).then(() => 'stop requested'),
         });

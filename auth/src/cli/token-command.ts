@@ -1,3 +1,4 @@
+import { terminalJson, terminalText } from '@notegate/kit';
 import type { Command, CommandIo } from '@notegate/kit/cli';
 import { processIo } from '@notegate/kit/cli';
 import { AGENT_EXIT, AgentError, FAILURE_CLASS_LINES } from '../agent/agent-errors.js';
@@ -39,11 +40,14 @@ export function tokenCommand(io: CommandIo = processIo): Command<TokenOptions> {
       const tokens = openTokenFetch(parseTokenFlags(values, process.env), parseScopeFlag(values.scope));
       try {
         const token = await fetchAccessToken(tokens.request);
-        io.stdout(values.json ? `${JSON.stringify(tokenJson(token, Date.now()))}\n` : `${token.accessToken}\n`);
+        // The token is the server's text: a valid one (RFC 6749 §A.12) is printable ASCII and unchanged.
+        io.stdout(
+          values.json ? `${terminalJson(tokenJson(token, Date.now()))}\n` : `${terminalText(token.accessToken)}\n`,
+        );
         return AGENT_EXIT.ok;
       } catch (err) {
         if (!(err instanceof AgentError)) throw err;
-        io.stderr(`notegate token: ${err.message}\n`);
+        io.stderr(`notegate token: ${terminalText(err.message)}\n`);
         return err.exitCode;
       } finally {
         tokens.close();

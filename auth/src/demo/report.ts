@@ -1,4 +1,4 @@
-import { shellWords } from '@notegate/kit';
+import { shellWords, terminalText } from '@notegate/kit';
 import type { RunningChild } from '../shared/child-processes.js';
 import type { AuditEntry } from './audit-trail.js';
 import type { Deployment } from './deployment.js';
@@ -65,7 +65,12 @@ export function crashReport(ended: readonly RunningChild[], { style }: Layout): 
   return ended
     .map((server) => {
       const { stdout, stderr } = server.output;
-      const tail = (stderr.trim() === '' ? stdout : stderr).trim().split('\n').slice(-5).join('\n    ');
+      const tail = (stderr.trim() === '' ? stdout : stderr)
+        .trim()
+        .split('\n')
+        .slice(-5)
+        .map((line) => terminalText(line))
+        .join('\n    ');
       return style.red(`\n${server.name} exited (${server.endedWith}) during the run:\n    ${tail}\n`);
     })
     .join('');
@@ -122,12 +127,15 @@ function stepLines(step: StepReport, { style, width, verbose }: Layout): string 
   return `${lines.join('\n')}\n`;
 }
 
-/** Output lines as they are (JSON is not wrapped: it stays copyable). */
+/**
+ * Output lines as they are (JSON is not wrapped: it stays copyable), their control characters shown
+ * as escapes (docs/security.md#operators-terminals).
+ */
 function labelled(label: string, text: string): string[] {
   return text
     .split('\n')
     .filter((line) => line !== '')
-    .map((line) => `      ${label}: ${line}`);
+    .map((line) => `      ${label}: ${terminalText(line)}`);
 }
 
 function checkLine(check: Check, { style, width }: Layout): string {

@@ -16,7 +16,7 @@ const SOCKET_MODE = 0o600;
 
 /**
  * Returns the absolute directory, created owner-only (0700) when absent. An existing directory must
- * belong to this user and be writable by nobody else (docs/security.md#security-properties): whoever
+ * belong to this user and be writable by nobody else (docs/security.md#files-the-services-trust): whoever
  * can write there could put their own socket, or a link to it, where a workload connects. Anything
  * unusable is a start-up error naming the directory.
  */

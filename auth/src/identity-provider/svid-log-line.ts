@@ -1,3 +1,4 @@
+import { terminalJson } from '@notegate/kit';
 import type { MintedSvid } from './identity-provider.js';
 
 /**
@@ -8,7 +9,8 @@ const PREFIX = 'identity-provider: minted JWT-SVID #';
 const LINE = /^identity-provider: minted JWT-SVID #(\d+) for (\S+) aud (\[.*\])$/;
 
 export function formatSvidLogLine(minted: MintedSvid): string {
-  return `${PREFIX}${minted.count} for ${minted.spiffeId} aud ${JSON.stringify(minted.audience)}`;
+  // The audience is the workload's request: its control characters are JSON escapes (docs/security.md#operators-terminals).
+  return `${PREFIX}${minted.count} for ${minted.spiffeId} aud ${terminalJson(minted.audience)}`;
 }
 
 /** The minted SVID a line reports, or undefined for any other line. */

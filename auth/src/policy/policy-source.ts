@@ -26,6 +26,7 @@ export function openPolicyFile(options: LastGoodFileEvents): Promise<PolicyFile>
   return LastGoodFile.open({
     ...options,
     flag: '--policy',
+    secret: false,
     parse: (text, current: Policy | undefined) => {
       const policy = parsePolicy(text, path);
       if (current && policy.trustDomain !== current.trustDomain) {

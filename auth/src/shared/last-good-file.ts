@@ -1,4 +1,6 @@
-import { readConfigText } from './config-file.js';
+import { UsageError } from '@notegate/kit/cli';
+import { describeReadFailure, type FileCheck, readCheckedFile } from './checked-read.js';
+import { trustedFileProblem } from './owner-only.js';
 import { WatchedFile } from './watched-file.js';
 
 /** How a change of the file ended: taken, or refused with the last good version kept (the metrics count them). */
@@ -17,6 +19,8 @@ export interface LastGoodFileEvents {
 export interface LastGoodFileOptions<T> extends LastGoodFileEvents {
   /** The flag that names the file, for the start-up error of an unreadable one. */
   readonly flag: string;
+  /** The file holds a secret (the signing keys): group and others may not read it either. */
+  readonly secret: boolean;
   /** Reads a version of the file (`current`: the version in force, none at open); a throw refuses it, naming why. */
   readonly parse: (text: string, current: T | undefined) => T | Promise<T>;
   /** The operator's line for a version taken after open. */
@@ -30,7 +34,9 @@ export interface LastGoodFileOptions<T> extends LastGoodFileEvents {
  * docs/protocol.md#signing-keys): the first read must succeed (`open` throws the start-up error: the
  * read's, naming the flag, or the parse's, naming the entry); afterwards a new version replaces the
  * one in force whole, and a bad one (unreadable, or refused by `parse`) is reported while the last
- * good version stays.
+ * good version stays. These files decide who gets tokens, so every version, the first included, is
+ * read only when the file as opened passes the rule of docs/security.md#files-the-services-trust
+ * (owner, mode); one that does not is refused with the reason, like an invalid one.
  */
 export class LastGoodFile<T> {
   readonly #file: WatchedFile;
@@ -42,6 +48,7 @@ export class LastGoodFile<T> {
     this.#currentText = text;
     this.#file = new WatchedFile({
       path: options.path,
+      check: trustRule(options.secret),
       ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
       onContent: async (bytes) => {
         const next = bytes.toString('utf8');
@@ -62,7 +69,12 @@ export class LastGoodFile<T> {
 
   /** Reads and parses the file (a problem is a start-up error), then watches it. */
   static async open<T>(options: LastGoodFileOptions<T>): Promise<LastGoodFile<T>> {
-    const text = await readConfigText(options.flag, options.path);
+    let text: string;
+    try {
+      text = (await readCheckedFile(options.path, trustRule(options.secret))).toString('utf8');
+    } catch (err) {
+      throw new UsageError(`${options.flag} ${options.path}: ${describeReadFailure(err)}`);
+    }
     const file = new LastGoodFile(options, text, await options.parse(text, undefined));
     file.#file.start();
     return file;
@@ -86,4 +98,11 @@ export class LastGoodFile<T> {
   close(): Promise<void> {
     return this.#file.close();
   }
+}
+
+function trustRule(secret: boolean): FileCheck {
+  return (info) => {
+    const problem = trustedFileProblem(info, secret);
+    return problem === undefined ? undefined : `the file ${problem}`;
+  };
 }

@@ -3,11 +3,14 @@ import { watch } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { errorMessage } from '@notegate/kit';
+import { describeReadFailure, type FileCheck, readCheckedFile } from './checked-read.js';
 
 export interface WatchedFileOptions {
   readonly path: string;
   /** Stat poll: catches changes fs.watch misses (network file systems, a replaced directory). */
   readonly pollIntervalMs?: number;
+  /** Checks the file as opened before it is read (its owner and mode); a problem refuses that version. */
+  readonly check?: FileCheck;
   /**
    * Takes the bytes of each new version of the file, the first one included. A throw rejects that
    * version: its message becomes the file's problem, and the version is not read again until the
@@ -123,9 +126,10 @@ export class WatchedFile {
       if (!force && version === this.#lastVersion) return;
       // Set before the content is judged: a rejected file is not re-read on every poll, only when it changes.
       this.#lastVersion = version;
-      bytes = await readFile(this.path);
+      const { check } = this.#options;
+      bytes = await (check ? readCheckedFile(this.path, check) : readFile(this.path));
     } catch (err) {
-      this.#problem(`cannot read: ${errorMessage(err)}`);
+      this.#problem(describeReadFailure(err));
       return;
     }
     if (this.#closed) return;

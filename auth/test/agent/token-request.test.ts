@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { status } from '@grpc/grpc-js';
+import { firstTerminalControl } from '@notegate/kit';
 import { fetchAccessToken } from '../../src/agent/fetch-access-token.js';
 import { WorkloadApiError } from '../../src/spiffe/workload-api/errors.js';
 import { rejectsAt } from '../support/agent-assertions.js';
@@ -107,13 +108,22 @@ describe('step 5: the token response', () => {
     assert.ok(err.message.length < 700, `${err.message.length} characters`);
   });
 
+  it('shows the control and bidirectional characters of server text as escapes', async (t) => {
+    const w = await fakeOAuthWorld(t);
+    const description = 'no \x1b]52;c;cm0gLXJmIH4=\x07 clip\u009b2J \u202eboard';
+    w.authServer.json('/token', { error: 'invalid_scope', error_description: description }, 400);
+    const err = await rejectsAt(fetchAccessToken(w.options), 'token_request', 'invalid_scope', 'refused');
+    assert.equal(firstTerminalControl(err.message), undefined, err.message);
+    assert.ok(err.message.endsWith('"no \\u001b]52;c;cm0gLXJmIH4=\\u0007 clip\\u009b2J \\u202eboard"'), err.message);
+  });
+
   it('does not trust an error code outside the RFC 6749 charset as a reason', async (t) => {
     const w = await fakeOAuthWorld(t);
     w.authServer.json('/token', { error: 'bad\ncode' }, 400);
     const err = await rejectsAt(
       fetchAccessToken(w.options),
       'token_request',
-      'unrecognized_error "bad code"',
+      'unrecognized_error "bad\\ncode"',
       'refused',
     );
     assert.doesNotMatch(err.message, /\n/);

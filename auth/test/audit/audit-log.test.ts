@@ -4,6 +4,7 @@ import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync, statSync, syml
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
+import { firstTerminalControl } from '@notegate/kit';
 import { AuditLog, fileSink, unverifiedSpiffeId } from '../../src/audit/audit-log.js';
 import { runNotegate } from '../support/cli-process.js';
 
@@ -33,6 +34,16 @@ describe('AuditLog', () => {
     ]);
     assert.equal(parsed.timestamp, '2026-11-22T08:30:00.123Z');
     assert.equal(parsed.decision, 'allow');
+  });
+
+  it('writes client-chosen text with its control and bidirectional characters as JSON escapes', () => {
+    const lines: string[] = [];
+    const log = new AuditLog((line) => lines.push(line));
+    const sub = 'unverified:spiffe://example.org/\x1b]0;owned\x07\u009b2J\u202e\x7f';
+    log.record({ component: 'authz', spiffeId: sub, tool: null, decision: 'deny', reason: 'x' });
+    const [line = ''] = lines;
+    assert.equal(firstTerminalControl(line.trimEnd()), undefined, line);
+    assert.equal((JSON.parse(line) as Record<string, unknown>).spiffe_id, sub);
   });
 
   it('survives a failing sink and reports it', () => {
@@ -156,7 +167,7 @@ describe('the --audit-log file', () => {
     writeFileSync(path, '', { mode: 0o600 });
     chownSync(path, 65_534, 65_534);
     assert.throws(() => fileSink(path), {
-      message: new RegExp(`^--audit-log: ${path} is owned by uid 65534, not by this user \\(uid \\d+\\)$`),
+      message: new RegExp(`^--audit-log: ${path} is owned by uid 65534, neither this user \\(uid \\d+\\) nor root$`),
     });
   });
 

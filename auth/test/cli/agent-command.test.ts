@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { firstTerminalControl } from '@notegate/kit';
 import { runCommand } from '@notegate/kit/cli';
 import { reservePort } from '@notegate/kit/http';
 import { assertOptionsDocumented, capturedIo, unwrapHelp } from '@notegate/kit/testing';
@@ -34,6 +35,24 @@ describe('notegate agent (a child process against the real deployment)', () => {
   after(() => cleanups.run());
 
   const agent = (resource: string, ...args: string[]) => runNotegate(['agent', ...stack.targetArgs(resource), ...args]);
+
+  it("prints a tool result's control and bidirectional characters as JSON escapes, the same JSON value", async () => {
+    const title = 'Hostile \u009b2J\u202e title';
+    const write = await agent(
+      stack.notesA.resource,
+      '--tool',
+      'notes.write',
+      '--arguments',
+      JSON.stringify({ title, body: 'Paste \x1b]52;c;cm0gLXJmIH4=\x07 and \u009d0;owned\u009c.' }),
+    );
+    assert.equal(write.code, 0, write.stderr);
+    const search = await agent(stack.notesA.resource, '--tool', 'notes.search', '--arguments', '{"query":"hostile"}');
+    assert.equal(search.code, 0, search.stderr);
+    assert.equal(firstTerminalControl(search.stdout.trimEnd()), undefined, search.stdout);
+    const [hit] = JSON.parse(search.stdout).structuredContent.hits;
+    assert.equal(hit.title, title);
+    assert.match(hit.snippet, /\u009d0;owned\u009c/);
+  });
 
   it('writes a note, then finds it, printing each tool result as JSON on stdout', async () => {
     const write = await agent(

@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { describe, it } from 'node:test';
-import { unwrapHelp, waitFor } from '@notegate/kit/testing';
+import { spawnNode, unwrapHelp, waitFor } from '@notegate/kit/testing';
 import { readAuditFile } from '../support/audit-file.js';
 import { POLICY_YAML, RESOURCE_A, tokenForm } from '../support/authz-fixtures.js';
-import { runNotegate, startNotegate } from '../support/cli-process.js';
+import { MAIN, runNotegate, startNotegate } from '../support/cli-process.js';
 import { fastClient, startProvider, tempSocketDir } from '../support/provider-fixtures.js';
 import { testKey } from '../support/svid-fixtures.js';
 
@@ -19,7 +19,7 @@ async function workspace(t: TestContext) {
   const dir = await mkdtemp(join(tmpdir(), 'notegate-authz-cli-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   const policy = join(dir, 'policy.yaml');
-  await writeFile(policy, POLICY_YAML);
+  await writeFile(policy, POLICY_YAML, { mode: 0o644 });
   const bundle = join(dir, 'bundle.json');
   await writeFile(bundle, JSON.stringify({ keys: [testKey('P-256', 'k').publicJwk] }));
   return { dir, policy, bundle };
@@ -75,7 +75,7 @@ describe('notegate authz', () => {
   it('exits 2 naming the signing key file and its wrong entry', async (t) => {
     const { dir, policy, bundle } = await workspace(t);
     const keys = join(dir, 'keys.json');
-    await writeFile(keys, JSON.stringify({ keys: [{ kty: 'EC', crv: 'P-256' }] }));
+    await writeFile(keys, JSON.stringify({ keys: [{ kty: 'EC', crv: 'P-256' }] }), { mode: 0o600 });
     const { code, stderr } = await authz([
       '--issuer',
       ISSUER,
@@ -90,11 +90,68 @@ describe('notegate authz', () => {
     assert.match(stderr, /--signing-keys .*keys\.json: keys\[0\]\.x: /);
   });
 
+  const untrusted: [string, 'policy' | 'keys', (path: string) => Promise<void>, RegExp][] = [
+    [
+      'a signing key file readable by others (0644)',
+      'keys',
+      (path) => chmod(path, 0o644),
+      /^notegate authz: --signing-keys \S+keys\.json: the file is readable by group or others \(mode 0644\); make it owner-only \(chmod 600\)$/m,
+    ],
+    [
+      'a signing key file writable by others (0666)',
+      'keys',
+      (path) => chmod(path, 0o666),
+      /--signing-keys \S+keys\.json: the file is writable by group or others \(mode 0666\)/,
+    ],
+    [
+      'a policy file writable by group (0664)',
+      'policy',
+      (path) => chmod(path, 0o664),
+      /^notegate authz: --policy \S+policy\.yaml: the file is writable by group or others \(mode 0664\); remove their write permission \(chmod go-w\)$/m,
+    ],
+  ];
+  if (process.getuid?.() === 0) {
+    for (const which of ['policy', 'keys'] as const) {
+      untrusted.push([
+        `a ${which === 'keys' ? 'signing key' : 'policy'} file of another user`,
+        which,
+        (path) => chown(path, 65_534, 65_534),
+        /the file is owned by uid 65534, neither this user \(uid 0\) nor root/,
+      ]);
+    }
+  }
+  for (const [what, which, spoil, message] of untrusted) {
+    it(`exits 2 on ${what}, naming the file and why`, async (t: TestContext) => {
+      const { dir, policy, bundle } = await workspace(t);
+      const keys = join(dir, 'keys.json');
+      const made = await runNotegate(['authz', 'keygen', '--out', keys]);
+      assert.equal(made.code, 0, made.stderr);
+      await spoil(which === 'keys' ? keys : policy);
+      const args = [
+        '--issuer',
+        ISSUER,
+        '--port',
+        '0',
+        '--policy',
+        policy,
+        '--jwt-bundle',
+        bundle,
+        '--signing-keys',
+        keys,
+      ];
+      // Spawned, not awaited: a server that wrongly starts is seen listening (and stopped after the test).
+      const { child, output } = spawnNode(t, [MAIN, 'authz', ...args], envWithoutEndpoint());
+      await waitFor('authz to exit or listen', () => child.exitCode !== null || output.stdout.includes('listening on'));
+      assert.equal(child.exitCode, 2, output.stdout);
+      assert.match(output.stderr, message);
+    });
+  }
+
   it('exits 2 on a signing key file that is not JSON (a bare base64 key), quoting none of it', async (t) => {
     const { dir, policy, bundle } = await workspace(t);
     const keys = join(dir, 'keys.b64');
     const base64Der = testKey('P-256', 'k').privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64');
-    await writeFile(keys, base64Der);
+    await writeFile(keys, base64Der, { mode: 0o600 });
     const { code, stderr } = await authz([
       '--issuer',
       ISSUER,

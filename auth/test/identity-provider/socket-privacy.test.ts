@@ -49,7 +49,7 @@ describe('socket directory checks', () => {
     const dir = traversableDir(t);
     chownSync(dir, OTHER_UID, OTHER_UID);
     await assert.rejects(prepareSocketDir(dir), {
-      message: `--socket-dir ${dir}: is owned by uid ${OTHER_UID}, not by this user (uid 0); use a directory of your own`,
+      message: `--socket-dir ${dir}: is owned by uid ${OTHER_UID}, neither this user (uid 0) nor root; use a directory of your own`,
     });
   });
 });

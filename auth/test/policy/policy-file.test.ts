@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -7,6 +7,7 @@ import { UsageError } from '@notegate/kit/cli';
 import { waitFor } from '@notegate/kit/testing';
 import { parsePolicy } from '../../src/policy/policy-file.js';
 import { openPolicyFile } from '../../src/policy/policy-source.js';
+import { openError } from '../support/open-error.js';
 
 const EXAMPLE = `trust_domain: example.org
 grants:
@@ -170,7 +171,7 @@ describe('PolicyFile', () => {
     const dir = await mkdtemp(join(tmpdir(), 'notegate-policy-'));
     t.after(() => rm(dir, { recursive: true, force: true }));
     const path = join(dir, 'policy.yaml');
-    await writeFile(path, EXAMPLE);
+    await writeFile(path, EXAMPLE, { mode: 0o644 });
     const policy = await openPolicyFile({ path, onEvent: () => undefined });
     t.after(() => policy.close());
     assert.equal(policy.current().trustDomain, 'example.org');
@@ -180,11 +181,66 @@ describe('PolicyFile', () => {
     );
   });
 
+  it('refuses a file that others may write or that another user owns, at open and at every reload, keeping the policy in force', async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), 'notegate-policy-'));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const path = join(dir, 'policy.yaml');
+    await writeFile(path, EXAMPLE, { mode: 0o666 });
+    await chmod(path, 0o666);
+    const refused = await openError(() => openPolicyFile({ path, onEvent: () => undefined }));
+    assert.ok(refused instanceof UsageError, String(refused));
+    assert.equal(
+      refused.message,
+      `--policy ${path}: the file is writable by group or others (mode 0666); remove their write permission (chmod go-w)`,
+    );
+    await chmod(path, 0o644);
+    const events: string[] = [];
+    const results: string[] = [];
+    const policy = await openPolicyFile({
+      path,
+      pollIntervalMs: 3_600_000,
+      onEvent: (message) => events.push(message),
+      onReload: (result) => results.push(result),
+    });
+    t.after(() => policy.close());
+
+    // Another user's edit of a world-writable file: refused, whatever it says.
+    await chmod(path, 0o666);
+    await writeFile(path, variant('spiffe_id: spiffe://example.org/agent', 'spiffe_id: spiffe://example.org/other'));
+    policy.reload();
+    await waitFor('the refusal', () => results.length === 1);
+    assert.deepEqual(results, ['invalid']);
+    assert.equal(
+      events.at(-1),
+      'policy reload refused, the previous policy stays in force: the file is writable by group or others (mode 0666); remove their write permission (chmod go-w)',
+    );
+    assert.equal(policy.current().grantFor('spiffe://example.org/other'), undefined, 'the policy in force stays');
+    assert.ok(policy.current().grantFor('spiffe://example.org/agent'));
+
+    if (process.getuid?.() === 0) {
+      await chmod(path, 0o644);
+      await chown(path, 65_534, 65_534);
+      policy.reload();
+      await waitFor('the second refusal', () => results.length === 2);
+      assert.match(events.at(-1) ?? '', /the file is owned by uid 65534, neither this user \(uid 0\) nor root$/);
+      assert.equal(policy.current().grantFor('spiffe://example.org/other'), undefined);
+      await chown(path, 0, 0);
+    }
+
+    await chmod(path, 0o644);
+    policy.reload();
+    await waitFor(
+      'the fixed file to be taken',
+      () => policy.current().grantFor('spiffe://example.org/other') !== undefined,
+    );
+    assert.equal(results.at(-1), 'ok');
+  });
+
   it('takes a valid new file, refuses a bad one keeping the policy in force, and answers every reload', async (t) => {
     const dir = await mkdtemp(join(tmpdir(), 'notegate-policy-'));
     t.after(() => rm(dir, { recursive: true, force: true }));
     const path = join(dir, 'policy.yaml');
-    await writeFile(path, EXAMPLE);
+    await writeFile(path, EXAMPLE, { mode: 0o644 });
     const events: string[] = [];
     const results: string[] = [];
     const policy = await openPolicyFile({

@@ -63,7 +63,7 @@ export async function startReplicaStack(
   const bundle = join(dir, 'bundle.json');
   await writeFile(bundle, JSON.stringify({ keys: [agentKey.publicJwk] }));
   const policy = join(dir, 'policy.yaml');
-  await writeFile(policy, POLICY_YAML);
+  await writeFile(policy, POLICY_YAML, { mode: 0o644 });
   const keyFile = join(dir, 'signing-keys.json');
   const keygen = async (...args: string[]) => {
     const run = await runNotegate(['authz', 'keygen', '--out', keyFile, ...args]);

@@ -1,4 +1,5 @@
 import { errorMessage } from '../error-message.js';
+import { terminalText } from '../terminal-text.js';
 import type { CommandLine, OptionsSpec } from './options.js';
 import { formatHelp, parseCommandLine } from './options.js';
 import { UsageError } from './usage-error.js';
@@ -26,6 +27,8 @@ export interface CommandIo {
   readonly columns?: number;
 }
 
+const LINES = { keepLineBreaks: true } as const;
+
 /** Help wider than this is hard to read, however wide the terminal. */
 const MAX_HELP_COLUMNS = 100;
 
@@ -36,6 +39,15 @@ export const processIo: CommandIo = {
     return Math.min(process.stdout.columns || 80, MAX_HELP_COLUMNS);
   },
 };
+
+/**
+ * A long-running command's lines for its operator on stderr, `name: message`, one line each: the
+ * message may carry file names or what a client or server sent, so every control character in it is
+ * shown as an escape (docs/security.md#operators-terminals).
+ */
+export function operatorLog(name: string, io: CommandIo = processIo): (message: string) => void {
+  return (message) => io.stderr(`${name}: ${terminalText(message)}\n`);
+}
 
 /** An executable's name and version, as `--version` prints them. */
 export interface Program {
@@ -69,10 +81,11 @@ export async function runCommand<S extends OptionsSpec>(
     return await command.run(line);
   } catch (err) {
     if (err instanceof UsageError) {
-      io.stderr(`${command.name}: ${err.message}\nTry '${command.name} --help'.\n`);
+      io.stderr(`${command.name}: ${terminalText(err.message, LINES)}\nTry '${command.name} --help'.\n`);
       return EXIT.usage;
     }
-    io.stderr(`${command.name}: ${errorMessage(err)}\n`);
+    // An error may quote a file name or a server's answer (docs/security.md#operators-terminals).
+    io.stderr(`${command.name}: ${terminalText(errorMessage(err), LINES)}\n`);
     return EXIT.failure;
   }
 }

@@ -1,6 +1,6 @@
 /** The command-line pieces every notegate executable shares (`@notegate/kit/cli`). */
 export type { Command, CommandIo, Program } from './command.js';
-export { EXIT, processIo, runCommand, untilShutdown } from './command.js';
+export { EXIT, operatorLog, processIo, runCommand, untilShutdown } from './command.js';
 export type { CommandEntry } from './dispatch.js';
 export { runSubcommand } from './dispatch.js';
 export type { CommandLine, OptionSpec, OptionsSpec, ParsedOptions } from './options.js';

@@ -1,7 +1,8 @@
+import { runSteps, type Steps } from '@notegate/kit';
 import { breadcrumbOf, embedTextOf, headingTrail, titleOf } from './breadcrumb.js';
 import { parseFrontmatter } from './frontmatter.js';
-import { type Block, splitBlocks } from './markdown-blocks.js';
-import { splitOversize } from './split-oversize.js';
+import { type Block, blockSteps } from './markdown-blocks.js';
+import { COUNT_AT_ONCE_CHARS, countSteps, splitOversize } from './split-oversize.js';
 import type { Chunk, ChunkedNote, ChunkerSettings, CountTokens } from './types.js';
 
 /** Room kept when splitting, because token counts of joined texts can differ by a token or two. */
@@ -33,15 +34,29 @@ export function chunkNote(
   settings: ChunkerSettings,
   count: CountTokens,
 ): ChunkedNote {
+  return runSteps(chunkSteps(content, filePath, settings, count));
+}
+
+/**
+ * `chunkNote` as steps, each a line, a word or a chunk's worth of work: an index run gives the
+ * event loop a turn between them (docs/retrieval.md#index-runs).
+ */
+export function* chunkSteps(
+  content: string,
+  filePath: string,
+  settings: ChunkerSettings,
+  count: CountTokens,
+): Steps<ChunkedNote> {
   const lines = content.split(/\r\n|\r|\n/);
+  yield;
   const frontmatter = parseFrontmatter(lines);
-  const blocks = splitBlocks(lines, frontmatter.lineCount);
+  const blocks = yield* blockSteps(lines, frontmatter.lineCount);
   const title = titleOf(frontmatter.title, blocks, filePath);
   const warnings: string[] = [];
   const context = new ChunkContext(lines, title, settings, count);
   // docs/retrieval.md#chunking: a note of headings alone (an outline) is its headings' text.
   const hasText = blocks.some((block) => block.kind !== 'heading');
-  const units = toUnits(
+  const units = yield* toUnits(
     hasText ? blocks : blocks.map(({ start, end }) => ({ kind: 'text', start, end })),
     context,
     warnings,
@@ -53,6 +68,7 @@ export function chunkNote(
     if (group.length > 0 && breaksBefore(unit, group, groupTokens, context)) {
       chunks.push(...context.emit(group, chunks.length, warnings));
       group = [];
+      yield;
     }
     groupTokens =
       group.length === 0 ? context.overhead(unit.trail) + unit.tokens : groupTokens + unit.leadTokens + unit.tokens;
@@ -71,7 +87,7 @@ function breaksBefore(unit: Unit, group: readonly Unit[], groupTokens: number, c
   return groupTokens + unit.leadTokens + unit.tokens > context.settings.targetTokens;
 }
 
-function toUnits(blocks: readonly Block[], context: ChunkContext, warnings: string[]): Unit[] {
+function* toUnits(blocks: readonly Block[], context: ChunkContext, warnings: string[]): Steps<Unit[]> {
   const units: Unit[] = [];
   const stack: { level: number; text: string }[] = [];
   let leadTokens = 0;
@@ -80,13 +96,13 @@ function toUnits(blocks: readonly Block[], context: ChunkContext, warnings: stri
     if (block.kind === 'heading') {
       while ((stack[stack.length - 1]?.level ?? 0) >= block.level) stack.pop();
       stack.push({ level: block.level, text: block.text });
-      leadTokens += context.count(context.lines[block.start] ?? '');
+      leadTokens += yield* countSteps(context.lines[block.start] ?? '', context.count);
       opensSection = true;
       continue;
     }
     const trail = headingTrail(stack, context.title);
-    const tokens = context.count(context.slice(block.start, block.end));
     const budget = context.settings.maxInputTokens - context.overhead(trail) - SPLIT_MARGIN_TOKENS;
+    const tokens = yield* blockTokens(block, context);
     if (tokens <= budget) {
       units.push({ start: block.start, end: block.end, tokens, leadTokens, trail, opensSection });
     } else {
@@ -95,15 +111,28 @@ function toUnits(blocks: readonly Block[], context: ChunkContext, warnings: stri
           `code fence at lines ${block.start + 1}-${block.end + 1} (${tokens} tokens) is longer than the model window; split at line boundaries`,
         );
       }
-      const pieces = splitOversize(context.lines, block.start, block.end, budget, context.count);
+      const pieces = yield* splitOversize(context.lines, block.start, block.end, budget, context.count);
       pieces.forEach((piece, i) => {
         units.push({ ...piece, leadTokens: i === 0 ? leadTokens : 0, trail, opensSection: i === 0 && opensSection });
       });
     }
     leadTokens = 0;
     opensSection = false;
+    yield;
   }
   return units;
+}
+
+/**
+ * A block's tokens: counted at once when it is short; a large block line by line (counts add up
+ * across whitespace), so no one count holds the event loop.
+ */
+function* blockTokens(block: Block, context: ChunkContext): Steps<number> {
+  const text = context.slice(block.start, block.end);
+  if (text.length <= COUNT_AT_ONCE_CHARS) return context.count(text);
+  let tokens = 0;
+  for (let i = block.start; i <= block.end; i += 1) tokens += yield* countSteps(context.lines[i] ?? '', context.count);
+  return tokens;
 }
 
 /** What every step needs: the note's lines and title, the settings, and cached breadcrumb costs. */

@@ -1,4 +1,5 @@
 /** Splits markdown lines into the units a chunk is built from. Pure. */
+import type { Steps } from '@notegate/kit';
 
 export type Block =
   | {
@@ -18,8 +19,9 @@ const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})/;
  * Blocks over `lines[from..]`; `start`/`end` are 0-based line indexes
  * (inclusive). Text blocks are runs of non-blank lines; a fence runs to its
  * closing marker (CommonMark: same character, at least as long) or to the end.
+ * A step per line.
  */
-export function splitBlocks(lines: readonly string[], from: number): Block[] {
+export function* blockSteps(lines: readonly string[], from: number): Steps<Block[]> {
   const blocks: Block[] = [];
   let i = from;
   while (i < lines.length) {
@@ -27,7 +29,7 @@ export function splitBlocks(lines: readonly string[], from: number): Block[] {
     const fence = FENCE_OPEN.exec(line);
     const heading = ATX_HEADING.exec(line);
     if (fence?.[1]) {
-      const end = fenceEnd(lines, i, fence[1]);
+      const end = yield* fenceEnd(lines, i, fence[1]);
       blocks.push({ kind: 'fence', start: i, end });
       i = end + 1;
     } else if (heading?.[1]) {
@@ -37,10 +39,14 @@ export function splitBlocks(lines: readonly string[], from: number): Block[] {
       i += 1;
     } else {
       const start = i;
-      while (i + 1 < lines.length && continuesText(lines[i + 1] ?? '')) i += 1;
+      while (i + 1 < lines.length && continuesText(lines[i + 1] ?? '')) {
+        i += 1;
+        yield;
+      }
       blocks.push({ kind: 'text', start, end: i });
       i += 1;
     }
+    yield;
   }
   return blocks;
 }
@@ -49,9 +55,12 @@ function continuesText(line: string): boolean {
   return line.trim() !== '' && !FENCE_OPEN.test(line) && !ATX_HEADING.test(line);
 }
 
-function fenceEnd(lines: readonly string[], open: number, marker: string): number {
+function* fenceEnd(lines: readonly string[], open: number, marker: string): Steps<number> {
   const char = marker[0] === '`' ? '`' : '~';
   const close = new RegExp(`^ {0,3}\\${char}{${marker.length},}[ \\t]*$`);
-  for (let i = open + 1; i < lines.length; i += 1) if (close.test(lines[i] ?? '')) return i;
+  for (let i = open + 1; i < lines.length; i += 1) {
+    if (close.test(lines[i] ?? '')) return i;
+    yield;
+  }
   return lines.length - 1;
 }

@@ -1,3 +1,4 @@
+import { terminalText } from '@notegate/kit';
 import { type Command, type CommandLine, EXIT, UsageError } from '@notegate/kit/cli';
 import { newVaultFolder, vaultIdProblem, withVault } from '../config/config-edit.js';
 import { readLocatedConfig } from '../config/config-location.js';
@@ -39,7 +40,7 @@ async function runAdd(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps): 
   resolveRagConfig(json, file, environment.homeDir);
   await writeConfigFile(file, json);
   process.stdout.write(
-    `added vault ${vault.id}: ${vault.absolute} to ${file}\nnext: 'notegate-rag index' indexes it\n`,
+    `${terminalText(`added vault ${vault.id}: ${vault.absolute} to ${file}`)}\nnext: 'notegate-rag index' indexes it\n`,
   );
   return EXIT.ok;
 }

@@ -1,3 +1,4 @@
+import { terminalJson } from '@notegate/kit';
 import { type Command, type CommandLine, EXIT, parseChoice, UsageError } from '@notegate/kit/cli';
 import { findModel, hasVectors, type ModelSpec, modelWhitelist } from '../config/models.js';
 import type { Split } from '../eval/beir-dataset.js';
@@ -72,7 +73,7 @@ async function runEvalCommand(line: CommandLine<typeof OPTIONS>, deps: RagComman
       onProgress: progress.onProgress,
     });
     progress.finish();
-    process.stdout.write(options.json ? `${JSON.stringify(reportJson(report), null, 2)}\n` : formatReport(report));
+    process.stdout.write(options.json ? `${terminalJson(reportJson(report), 2)}\n` : formatReport(report));
     return EXIT.ok;
   } finally {
     progress.finish();

@@ -1,7 +1,12 @@
+import { terminalText } from '@notegate/kit';
 import { NO_MODEL } from '../config/models.js';
 import type { IndexSummary } from '../indexer/types.js';
 
-/** The summary for people: counts first, then every skipped or failed file with its reason. */
+/**
+ * The summary for people: counts first, then every skipped or failed file with its reason. File names
+ * and reasons come from the vaults: their control characters are shown as escapes
+ * (docs/security.md#operators-terminals).
+ */
 export function formatSummary(summary: IndexSummary): string {
   const lines = [
     `${summary.vaults.join(', ')}: ${summary.new} new, ${summary.updated} updated, ${summary.unchanged} unchanged, ` +
@@ -10,7 +15,7 @@ export function formatSummary(summary: IndexSummary): string {
     `index ${summary.indexPath} (${summary.modelId === NO_MODEL.id ? 'no embedding model, lexical only' : summary.modelId}, full-text ${summary.lexicalLayout})`,
   ];
   const section = (title: string, rows: readonly string[]) => {
-    if (rows.length > 0) lines.push(`${title}:`, ...rows.map((row) => `  ${row}`));
+    if (rows.length > 0) lines.push(`${title}:`, ...rows.map((row) => `  ${terminalText(row)}`));
   };
   section(
     'skipped',

@@ -1,4 +1,5 @@
-import { type Command, type CommandLine, EXIT, UsageError, untilShutdown } from '@notegate/kit/cli';
+import { terminalJson } from '@notegate/kit';
+import { type Command, type CommandLine, EXIT, operatorLog, UsageError, untilShutdown } from '@notegate/kit/cli';
 import type { RagEnvironment } from '../config/environment.js';
 import type { RagConfig } from '../config/load-config.js';
 import { hasVectors } from '../config/models.js';
@@ -68,8 +69,8 @@ async function runIndexCommand(line: CommandLine<typeof OPTIONS>, deps: RagComma
     throw new UsageError(`--vault: '${unknown}' is not in the config (allowed: ${known.join(', ')})`);
   const reporter = createProgressReporter(process.stderr, { enabled: !options.quiet });
   const committed = createInterruptReport();
-  // docs/retrieval.md#index-runs: every file is its own transaction, and no transaction spans an await, so
-  // leaving at a signal loses only the file being read or embedded; the OS releases the index lock.
+  // docs/retrieval.md#index-runs: every file is its own transaction, and one left open at exit is dropped, so
+  // leaving at a signal loses only the file being read, embedded or written; the OS releases the index lock.
   const interrupt = (signal: keyof typeof INTERRUPTED_EXIT) => {
     reporter.finish();
     process.stderr.write(`notegate-rag index: ${committed.describe()}\n`);
@@ -99,7 +100,7 @@ async function runIndexCommand(line: CommandLine<typeof OPTIONS>, deps: RagComma
     reporter.finish();
     process.off('SIGINT', interrupt).off('SIGTERM', interrupt);
   }
-  process.stdout.write(options.json ? `${JSON.stringify(summaryJson(summary), null, 2)}\n` : formatSummary(summary));
+  process.stdout.write(options.json ? `${terminalJson(summaryJson(summary), 2)}\n` : formatSummary(summary));
   if (options.watch) await follow(config, environment, options.vault);
   return summary.failed.length > 0 ? EXIT.failure : EXIT.ok;
 }
@@ -114,7 +115,7 @@ async function follow(config: RagConfig, environment: RagEnvironment, vaultIds: 
   const shared = hasVectors(config.model)
     ? new SharedEmbedder(() => loadFromCache(config.model, { modelCacheDir, modelHubUrl }))
     : undefined;
-  const log = (text: string) => process.stderr.write(`notegate-rag index: ${text}\n`);
+  const log = operatorLog('notegate-rag index');
   const following = new VaultFollowing({
     config,
     ...(vaultIds.length > 0 && { vaultIds }),

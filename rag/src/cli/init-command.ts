@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { terminalText } from '@notegate/kit';
 import { type Command, type CommandLine, EXIT, UsageError } from '@notegate/kit/cli';
 import { checkNewVaults, newConfigJson, newVaultFolder } from '../config/config-edit.js';
 import { type ConfigLocation, describeLocation } from '../config/config-location.js';
@@ -56,7 +57,8 @@ async function runInit(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps):
       : `  model: none, a lexical-only index (${whyNoModel(environment.modelCacheDir)}). ${addVectorsLater(location.file)}`,
     "next: 'notegate-rag index' builds the index; then 'notegate-rag search WORDS', or 'notegate-rag mcp --print-config claude' for an MCP host",
   ];
-  process.stdout.write(`${lines.join('\n')}\n`);
+  // Folder names are anyone's who made them (a cloned repository): shown with their controls as escapes.
+  process.stdout.write(`${lines.map((text) => terminalText(text)).join('\n')}\n`);
   return EXIT.ok;
 }
 

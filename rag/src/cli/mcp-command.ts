@@ -4,6 +4,7 @@ import {
   type Command,
   type CommandLine,
   EXIT,
+  operatorLog,
   packageVersion,
   parseChoice,
   UsageError,
@@ -66,7 +67,7 @@ async function runMcp(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps): 
     printHostEntry(parseChoice('--print-config', host, MCP_HOSTS), config, environment, writeVault);
     return EXIT.ok;
   }
-  const log = (text: string) => process.stderr.write(`notegate-rag mcp: ${text}\n`);
+  const log = operatorLog('notegate-rag mcp');
   const engine = await NotesEngine.open({
     config,
     vaultIds: known,

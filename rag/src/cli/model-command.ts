@@ -1,3 +1,4 @@
+import { terminalJson } from '@notegate/kit';
 import { type Command, type CommandLine, EXIT, UsageError } from '@notegate/kit/cli';
 import { findModel, MODELS, type ModelSpec } from '../config/models.js';
 import { installModel } from '../embed/install-model.js';
@@ -75,7 +76,7 @@ export function createModelListCommand(deps: RagCommandDeps): Command<typeof LIS
       const inventory = await inventoryModels(MODELS, modelCacheDir);
       process.stdout.write(
         line.options.json
-          ? `${JSON.stringify(inventoryJson(modelCacheDir, inventory), null, 2)}\n`
+          ? `${terminalJson(inventoryJson(modelCacheDir, inventory), 2)}\n`
           : formatInventory(modelCacheDir, inventory),
       );
       return EXIT.ok;

@@ -1,3 +1,4 @@
+import { terminalText } from '@notegate/kit';
 import type { InstallReport } from '../embed/install-model.js';
 import type { CachedFileState, CachedModel } from '../embed/model-inventory.js';
 
@@ -5,19 +6,19 @@ import type { CachedFileState, CachedModel } from '../embed/model-inventory.js';
 export function formatInstall(report: InstallReport): string {
   const lines = report.files.map(
     (f) =>
-      `${f.action === 'installed' ? 'installed' : 'already there'}  ${f.file.path}  (sha256 ${f.file.sha256}, verified)  from ${f.origin}`,
+      `${f.action === 'installed' ? 'installed' : 'already there'}  ${f.file.path}  (sha256 ${f.file.sha256}, verified)  from ${terminalText(f.origin)}`,
   );
   lines.push(
     report.missing.length === 0
-      ? `${report.model.id} is complete in ${report.dir}`
-      : `${report.model.id} still lacks ${report.missing.map((f) => f.path).join(', ')} in ${report.dir}`,
+      ? `${report.model.id} is complete in ${terminalText(report.dir)}`
+      : `${report.model.id} still lacks ${report.missing.map((f) => f.path).join(', ')} in ${terminalText(report.dir)}`,
   );
   return `${lines.join('\n')}\n`;
 }
 
 /** `model list`: per model, each file with its state. */
 export function formatInventory(cacheDir: string, inventory: readonly CachedModel[]): string {
-  const lines = [`model cache ${cacheDir}`];
+  const lines = [`model cache ${terminalText(cacheDir)}`];
   for (const { model, files } of inventory) {
     lines.push('', `${model.id}: ${summaryOf(files.map((f) => f.state))}`);
     for (const f of files) {

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { terminalText } from '@notegate/kit';
 import { type Command, type CommandLine, EXIT, UsageError } from '@notegate/kit/cli';
 import { withoutVault } from '../config/config-edit.js';
 import { readLocatedConfig } from '../config/config-location.js';
@@ -29,6 +30,8 @@ async function runRemove(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps
   const { file } = location;
   const json = withoutVault(readLocatedConfig(location), id, file, findRepositoryRoot(path.dirname(file)));
   await writeConfigFile(file, json);
-  process.stdout.write(`removed vault ${id} from ${file}\nnext: 'notegate-rag index' drops its notes from the index\n`);
+  process.stdout.write(
+    `${terminalText(`removed vault ${id} from ${file}`)}\nnext: 'notegate-rag index' drops its notes from the index\n`,
+  );
   return EXIT.ok;
 }

@@ -1,3 +1,4 @@
+import { terminalJson } from '@notegate/kit';
 import { type Command, type CommandLine, EXIT, UsageError } from '@notegate/kit/cli';
 import { hasVectors } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
@@ -100,7 +101,7 @@ async function runSearch(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps
     const color = process.stdout.isTTY === true && process.env.NO_COLOR === undefined;
     process.stdout.write(
       options.json
-        ? `${JSON.stringify(searchJson(result, request.query), null, 2)}\n`
+        ? `${terminalJson(searchJson(result, request.query), 2)}\n`
         : formatHits(result, request.query, { color }),
     );
     return EXIT.ok;

@@ -1,5 +1,13 @@
 import { errorMessage } from '@notegate/kit';
-import { type Command, type CommandLine, EXIT, packageVersion, UsageError, untilShutdown } from '@notegate/kit/cli';
+import {
+  type Command,
+  type CommandLine,
+  EXIT,
+  operatorLog,
+  packageVersion,
+  UsageError,
+  untilShutdown,
+} from '@notegate/kit/cli';
 import { closeServer, listen } from '@notegate/kit/http';
 import { parseServerLimits, serverLimitOptions } from '@notegate/kit/server-options';
 import { hasVectors } from '../config/models.js';
@@ -56,7 +64,7 @@ async function runServe(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps)
   const address = serverAddress(options, environment);
   const limits = parseServerLimits(options);
   const config = configFor(options.config, deps, environment);
-  const log = (text: string) => process.stderr.write(`notegate-rag serve: ${text}\n`);
+  const log = operatorLog('notegate-rag serve');
   // --watch: a watcher on the vault folders drives incremental index runs (docs/retrieval.md#following-the-vaults).
   const live = new LiveIndex({
     config,

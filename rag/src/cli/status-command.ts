@@ -1,3 +1,4 @@
+import { terminalJson } from '@notegate/kit';
 import { type Command, type CommandLine, EXIT } from '@notegate/kit/cli';
 import { loadLocatedConfig } from '../config/config-location.js';
 import { indexStatus } from '../status/index-status.js';
@@ -28,7 +29,7 @@ async function runStatus(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps
   const config = loadLocatedConfig(location, environment.homeDir);
   const status = await indexStatus(config, location, environment.modelCacheDir);
   process.stdout.write(
-    line.options.json ? `${JSON.stringify(statusJson(status), null, 2)}\n` : formatStatus(status, Date.now()),
+    line.options.json ? `${terminalJson(statusJson(status), 2)}\n` : formatStatus(status, Date.now()),
   );
   return EXIT.ok;
 }

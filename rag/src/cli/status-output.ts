@@ -1,28 +1,33 @@
+import { terminalText } from '@notegate/kit';
 import { describeLocation } from '../config/config-location.js';
 import type { IndexStatus, VaultStatus } from '../status/index-status.js';
 import { addVectorsLater } from './config-file.js';
 import { formatDuration } from './progress-reporter.js';
 
-/** `notegate-rag status` for people (docs/retrieval.md#status): config, index, model, then a row per vault. */
+/**
+ * `notegate-rag status` for people (docs/retrieval.md#status): config, index, model, then a row per vault.
+ * Paths, vault ids and errors have their control characters shown as escapes (docs/security.md#operators-terminals).
+ */
 export function formatStatus(status: IndexStatus, nowMs: number): string {
   const lines = [
-    `config  ${describeLocation(status.config)}`,
-    `index   ${status.indexPath}`,
+    `config  ${terminalText(describeLocation(status.config))}`,
+    `index   ${terminalText(status.indexPath)}`,
     ...indexLines(status, nowMs).map((line) => `        ${line}`),
     `model   ${modelLine(status)}`,
     'vaults',
     ...table(
       ['id', 'files', 'chunks', 'changed', 'path'],
       status.vaults.map((vault) => [
-        vault.id,
+        terminalText(vault.id),
         String(vault.files),
         String(vault.chunks),
         changedText(vault),
-        vault.path,
+        terminalText(vault.path),
       ]),
     ).map((line) => `  ${line}`),
     ...status.unconfigured.map(
-      (vault) => `  ${vault.id}: ${vault.files} files in the index, not in the config (the next index run drops them)`,
+      (vault) =>
+        `  ${terminalText(vault.id)}: ${vault.files} files in the index, not in the config (the next index run drops them)`,
     ),
   ];
   return `${lines.join('\n')}\n`;
@@ -31,7 +36,7 @@ export function formatStatus(status: IndexStatus, nowMs: number): string {
 function indexLines(status: IndexStatus, nowMs: number): string[] {
   const { index } = status;
   if (index.state === 'missing') return ["not built yet: run 'notegate-rag index'"];
-  if (index.state === 'unreadable') return [`unreadable: ${index.reason}`];
+  if (index.state === 'unreadable') return [`unreadable: ${terminalText(index.reason)}`];
   const { meta } = index;
   const files = status.vaults.reduce((sum, vault) => sum + vault.files, 0);
   const chunks = status.vaults.reduce((sum, vault) => sum + vault.chunks, 0);

@@ -1,3 +1,4 @@
+import type { LoopSlices } from '@notegate/kit';
 import type { ChunkedNote } from '../chunk/types.js';
 import { planBatches } from './batches.js';
 
@@ -8,8 +9,8 @@ export interface PendingFile<T> {
 
 export interface PipelineHooks<T> {
   readonly embed: (inputs: readonly string[]) => Promise<Float32Array[]>;
-  /** Stores one file (its own transaction); a throw counts as that file failing. */
-  readonly commit: (file: PendingFile<T>, vectors: readonly (Float32Array | undefined)[]) => void;
+  /** Stores one file (its own transaction); a rejection counts as that file failing. */
+  readonly commit: (file: PendingFile<T>, vectors: readonly (Float32Array | undefined)[]) => Promise<void>;
   readonly fail: (file: PendingFile<T>, error: string) => void;
   readonly onEmbedded: (chunks: number) => void;
 }
@@ -28,6 +29,8 @@ export class EmbedPipeline<T> {
     private readonly hooks: PipelineHooks<T>,
     private readonly batchSize: number,
     private readonly windowChunks: number,
+    /** Between batches the event loop gets a turn when a slice is used up (an embedder may answer without one). */
+    private readonly slices: LoopSlices,
   ) {}
 
   async add(file: PendingFile<T>): Promise<void> {
@@ -50,22 +53,23 @@ export class EmbedPipeline<T> {
       const live = batch.filter((i) => !errors.has(items[i]?.fileIndex ?? -1));
       await this.embedBatch(live, items, vectors, errors);
       this.hooks.onEmbedded(live.length);
+      if (this.slices.due) await this.slices.pause();
     }
     let offset = 0;
-    files.forEach((file, fileIndex) => {
+    for (const [fileIndex, file] of files.entries()) {
       const own = vectors.slice(offset, offset + file.note.chunks.length);
       offset += file.note.chunks.length;
       const error = errors.get(fileIndex);
       if (error !== undefined) {
         this.hooks.fail(file, error);
-        return;
+        continue;
       }
       try {
-        this.hooks.commit(file, own);
+        await this.hooks.commit(file, own);
       } catch (err) {
         this.hooks.fail(file, describe(err));
       }
-    });
+    }
   }
 
   /** One batch; when it fails, each input alone, so one bad file does not fail its batch-mates. */

@@ -1,3 +1,4 @@
+import { LoopSlices } from '@notegate/kit';
 import { chunkerSettingsFor } from '../chunk/settings.js';
 import type { RagConfig } from '../config/load-config.js';
 import { hasVectors, type ModelSpec } from '../config/models.js';
@@ -47,6 +48,8 @@ export interface RunIndexOptions {
   readonly clock?: () => number;
   readonly batchSize?: number;
   readonly windowChunks?: number;
+  /** How long a slice of the run may hold the event loop (default SLICE_MS; tests: 0, a turn after every step). */
+  readonly sliceMs?: number;
   /** Internal: force the fallback layout, the word table alone (tests). */
   readonly lexicalLayout?: 'auto' | 'words';
 }
@@ -106,6 +109,7 @@ async function indexUnderLock(options: RunIndexOptions): Promise<IndexSummary> {
       },
       batchSize: options.batchSize ?? DEFAULT_BATCH_SIZE,
       windowChunks: options.windowChunks ?? DEFAULT_WINDOW_CHUNKS,
+      slices: new LoopSlices(options.sliceMs),
     });
     try {
       await indexVaults(options, store, run, fingerprint);
@@ -137,7 +141,7 @@ async function indexVaults(
   if (options.vaultIds === undefined && notes === undefined) {
     const configured = new Set(selected);
     for (const gone of store.vaultsInIndex().filter((id) => !configured.has(id))) {
-      run.removeRows(store.fileIdsOfVault(gone));
+      await run.removeRows(store.fileIdsOfVault(gone));
     }
   }
   const plans = vaults.map((vault) => {
@@ -151,7 +155,7 @@ async function indexVaults(
     const rows = store.fileRows(vault.id, some === undefined ? undefined : paths);
     return planVault(listing.files, listing.skipped, rows, fingerprint);
   });
-  for (const plan of plans) run.applyPlan(plan);
+  for (const plan of plans) await run.applyPlan(plan);
   await run.processCandidates(plans.flatMap((plan) => plan.candidates));
   run.vaults.push(...vaults.map((vault) => vault.id));
 }

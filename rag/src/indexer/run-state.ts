@@ -1,11 +1,12 @@
-import { chunkNote } from '../chunk/chunker.js';
-import type { ChunkerSettings } from '../chunk/types.js';
+import type { LoopSlices } from '@notegate/kit';
+import { chunkSteps } from '../chunk/chunker.js';
+import type { ChunkedNote, ChunkerSettings } from '../chunk/types.js';
 import type { Embedder } from '../embed/embedder.js';
 import type { IndexStore, StoredChunk } from '../store/index-store.js';
 import type { SkippedFile } from '../walk/walk-vault.js';
 import { EmbedPipeline, type PendingFile } from './embed-pipeline.js';
 import type { Candidate, VaultPlan } from './plan.js';
-import { decodeUtf8, readContent } from './read-content.js';
+import { readContent, utf8Steps } from './read-content.js';
 import type { FailedFile, FileOutcome, FileWarning, IndexProgress, IndexSummary } from './types.js';
 
 export interface RunStateOptions {
@@ -17,6 +18,8 @@ export interface RunStateOptions {
   readonly loadEmbedder: () => Promise<Embedder>;
   readonly batchSize: number;
   readonly windowChunks: number;
+  /** The run's slices of the event loop (docs/retrieval.md#index-runs). */
+  readonly slices: LoopSlices;
 }
 
 interface FileContext {
@@ -24,7 +27,11 @@ interface FileContext {
   readonly sha256: string;
 }
 
-/** Counters and the per-file steps of one run. */
+/**
+ * Counters and the per-file steps of one run. Chunking and every change of the index go in slices
+ * (docs/retrieval.md#index-runs): a large note never holds the event loop of the process that
+ * serves searches while it indexes.
+ */
 export class RunState {
   readonly vaults: string[] = [];
   private readonly counts = { new: 0, updated: 0, unchanged: 0, removed: 0, chunksEmbedded: 0 };
@@ -48,6 +55,7 @@ export class RunState {
       },
       options.batchSize,
       options.windowChunks,
+      this.options.slices,
     );
   }
 
@@ -55,15 +63,15 @@ export class RunState {
     this.options.emit(event);
   }
 
-  removeRows(ids: readonly number[]): void {
-    this.options.store.removeFiles(ids);
+  async removeRows(ids: readonly number[]): Promise<void> {
+    await this.options.slices.run(this.options.store.removeFilesSteps(ids));
     this.counts.removed += ids.length;
   }
 
-  applyPlan(plan: VaultPlan): void {
+  async applyPlan(plan: VaultPlan): Promise<void> {
     this.counts.unchanged += plan.unchanged;
     this.skipped.push(...plan.skipped);
-    this.removeRows(plan.removedIds);
+    await this.removeRows(plan.removedIds);
   }
 
   async processCandidates(candidates: readonly Candidate[]): Promise<void> {
@@ -107,27 +115,32 @@ export class RunState {
 
   private async processCandidate(candidate: Candidate): Promise<void> {
     const { file, row } = candidate;
-    const content = readContent(file.realPath);
+    const content = await readContent(file.realPath, file.sizeBytes, (steps) => this.options.slices.run(steps));
     if (!content.ok) return this.skip(candidate, 'unreadable', content.detail);
     if (row && row.contentSha256 === content.sha256 && row.fingerprint === this.options.fingerprint) {
       this.touches.push({ id: row.id, mtimeMs: file.mtimeMs, sizeBytes: file.sizeBytes });
       this.counts.unchanged += 1;
       return this.done(candidate, 'unchanged');
     }
-    const text = decodeUtf8(content.bytes);
+    const text = await this.options.slices.run(utf8Steps(content.bytes));
     if (text === undefined) return this.skip(candidate, 'not_utf8', 'the file is not valid UTF-8');
     // A model that cannot load fails the run, not each file.
     const embedder = await this.model();
-    let note: ReturnType<typeof chunkNote>;
+    let note: ChunkedNote;
     try {
-      note = chunkNote(text, file.path, this.options.settings, (t) => embedder.countTokens(t));
+      note = await this.options.slices.run(
+        chunkSteps(text, file.path, this.options.settings, (t) => embedder.countTokens(t)),
+      );
     } catch (err) {
       return this.fileFailed(candidate, err instanceof Error ? err.message : String(err));
     }
     await this.pipeline.add({ note, context: { candidate, sha256: content.sha256 } });
   }
 
-  private commit(pending: PendingFile<FileContext>, vectors: readonly (Float32Array | undefined)[]): void {
+  private async commit(
+    pending: PendingFile<FileContext>,
+    vectors: readonly (Float32Array | undefined)[],
+  ): Promise<void> {
     const { note, context } = pending;
     const { file, row } = context.candidate;
     const chunks: StoredChunk[] = note.chunks.map((chunk, i) => {
@@ -135,21 +148,23 @@ export class RunState {
       if (!vector) throw new Error(`no vector for chunk ${chunk.seq}`);
       return { ...chunk, vector };
     });
-    this.options.store.replaceFile(
-      {
-        vault: file.vault,
-        path: file.path,
-        namespace: file.namespace,
-        title: note.title,
-        aliases: note.aliases,
-        tags: note.tags,
-        mtimeMs: file.mtimeMs,
-        sizeBytes: file.sizeBytes,
-        contentSha256: context.sha256,
-        fingerprint: this.options.fingerprint,
-      },
-      chunks,
-      this.options.clock(),
+    await this.options.slices.run(
+      this.options.store.replaceFileSteps(
+        {
+          vault: file.vault,
+          path: file.path,
+          namespace: file.namespace,
+          title: note.title,
+          aliases: note.aliases,
+          tags: note.tags,
+          mtimeMs: file.mtimeMs,
+          sizeBytes: file.sizeBytes,
+          contentSha256: context.sha256,
+          fingerprint: this.options.fingerprint,
+        },
+        chunks,
+        this.options.clock(),
+      ),
     );
     for (const message of note.warnings) this.warnings.push({ vault: file.vault, path: file.path, message });
     const outcome = row ? 'updated' : 'new';
@@ -157,10 +172,10 @@ export class RunState {
     this.done(context.candidate, outcome);
   }
 
-  private skip(candidate: Candidate, reason: SkippedFile['reason'], detail: string): void {
+  private async skip(candidate: Candidate, reason: SkippedFile['reason'], detail: string): Promise<void> {
     const { file, row } = candidate;
     this.skipped.push({ vault: file.vault, path: file.path, reason, detail });
-    if (row) this.removeRows([row.id]);
+    if (row) await this.removeRows([row.id]);
     this.done(candidate, 'skipped');
   }
 

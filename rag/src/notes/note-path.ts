@@ -4,6 +4,7 @@
  * and never under a hidden name (the vault walk skips those, so such a note
  * would never be found).
  */
+import { describeTerminalControl, firstTerminalControl } from '@notegate/kit';
 import { isHiddenName, isMarkdownName, withoutMarkdownExtension } from '../walk/vault-path.js';
 
 /** Longest file or folder name most file systems take (bytes of UTF-8). */
@@ -17,8 +18,9 @@ const NOT_NAME_CHARACTER = /[^\p{L}\p{M}\p{N} _-]+/gu;
 export function notePathProblem(path: string): string | undefined {
   if (path.includes('\\')) return 'contains a backslash';
   if (path.startsWith('/') || /^[A-Za-z]:/.test(path)) return 'is absolute';
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused here.
-  if (/[\u0000-\u001f\u007f]/.test(path)) return 'contains a control character';
+  // A name that shows as something else, or that the file system stores as U+FFFD (docs/security.md#vault-folders-and-notes).
+  const unshowable = firstTerminalControl(path);
+  if (unshowable !== undefined) return `contains ${describeTerminalControl(unshowable)}`;
   const segments = path.split('/');
   for (const segment of segments) {
     if (segment === '') return 'has an empty segment';

@@ -1,5 +1,6 @@
-import { lstatSync, mkdirSync, realpathSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { lstatSync, realpathSync, type Stats } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { isInside } from '../config/diode-policy.js';
 
 /** The path names no place for a note inside the vault (the message is for the audit line). */
 export class NotePlaceError extends Error {
@@ -9,10 +10,8 @@ export class NotePlaceError extends Error {
   }
 }
 
-/** Where a note file goes: its real folder inside the vault and its name. */
+/** What is at a note's path now. */
 export interface NoteTarget {
-  readonly dir: string;
-  readonly name: string;
   /** A note exists there already (it is replaced). */
   readonly exists: boolean;
 }
@@ -23,29 +22,32 @@ export interface NoteTarget {
  * folder must lie inside the vault after symlinks are resolved (a folder that
  * is a symlink out of the vault is refused, as the vault walk skips it, see
  * docs/retrieval.md#diode-policy), and an existing entry at the path must be a
- * regular file, not a symlink or a folder. With `create`, missing folders are
- * made, and the result is checked again. Synchronous: a few lstat/realpath
- * calls, run both when the call is screened and again when it writes.
+ * regular file, not a symlink or a folder. Synchronous: a few lstat/realpath
+ * calls when the call is screened and when a new note picks its name; the
+ * write itself goes through open folders (NoteFolder) and checks again.
  */
-export function resolveNoteTarget(vaultRealPath: string, notePath: string, create: boolean): NoteTarget {
+export function resolveNoteTarget(vaultRealPath: string, notePath: string): NoteTarget {
   const absolute = join(vaultRealPath, ...notePath.split('/'));
   const folder = dirname(absolute);
   let existing = folder;
   while (!exists(existing)) existing = dirname(existing);
-  insideVault(vaultRealPath, existing, notePath);
-  if (create && existing !== folder) mkdirSync(folder, { recursive: true, mode: 0o700 });
-  const realFolder = create || existing === folder ? insideVault(vaultRealPath, folder, notePath) : folder;
-  const entry = lstatOrUndefined(join(realFolder, basename(absolute)));
+  const realExisting = insideVault(vaultRealPath, existing, notePath);
+  // In a folder still to be made there is nothing yet.
+  const entry = existing === folder ? lstatOrUndefined(join(realExisting, basename(absolute))) : undefined;
+  refuseAnythingButAFile(entry, notePath);
+  return { exists: entry !== undefined };
+}
+
+/** An entry at a note's path may be a regular file (replaced) or nothing; a link or a folder is refused. */
+export function refuseAnythingButAFile(entry: Stats | undefined, notePath: string): void {
   if (entry && !entry.isFile()) {
     throw new NotePlaceError(`${notePath}: ${entry.isSymbolicLink() ? 'is a symbolic link' : 'is not a regular file'}`);
   }
-  return { dir: realFolder, name: basename(absolute), exists: entry !== undefined };
 }
 
 function insideVault(vaultRealPath: string, candidate: string, notePath: string): string {
   const real = realpathSync(candidate);
-  const rel = relative(vaultRealPath, real);
-  if (rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))) return real;
+  if (isInside(real, vaultRealPath)) return real;
   throw new NotePlaceError(`${notePath}: its folder resolves to ${real}, outside the vault ${vaultRealPath}`);
 }
 

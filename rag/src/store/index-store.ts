@@ -1,3 +1,4 @@
+import { runSteps, type Steps } from '@notegate/kit';
 import type Database from 'better-sqlite3';
 import { RagError } from '../errors/rag-error.js';
 import { pruneChangeLog } from './change-log.js';
@@ -33,6 +34,9 @@ export interface StoredChunk {
   /** Empty in an index without vectors (`embed_model: none`). */
   readonly vector: Float32Array;
 }
+
+/** Ours: chunks deleted in one step of a change; each takes its full-text and vector rows along. */
+const DELETE_CHUNKS_AT_ONCE = 64;
 
 /** The writer's view of the index file. Every change of one file is one transaction. */
 export class IndexStore {
@@ -107,6 +111,11 @@ export class IndexStore {
 
   /** Replaces a file's row, chunks, full-text rows and vectors in one transaction: all or nothing. */
   replaceFile(record: FileRecord, chunks: readonly StoredChunk[], indexedAtMs: number): void {
+    runSteps(this.replaceFileSteps(record, chunks, indexedAtMs));
+  }
+
+  /** `replaceFile` as steps (see `changeSteps`), a chunk each. */
+  *replaceFileSteps(record: FileRecord, chunks: readonly StoredChunk[], indexedAtMs: number): Steps<void> {
     const dimension = this.options.model.dimension;
     for (const chunk of chunks) {
       if (chunk.vector.length !== dimension) {
@@ -116,42 +125,73 @@ export class IndexStore {
         );
       }
     }
-    this.db
-      .transaction(() => {
-        const fileId = this.upsertFile(record, chunks.length, indexedAtMs);
-        // docs/retrieval.md#tags: a note is found by its tags as by its title and aliases.
-        const titleField = [record.title, ...record.aliases, ...record.tags].join('\n');
-        for (const chunk of chunks) {
-          const chunkId = this.statements.insertChunk.run(
-            fileId,
-            record.vault,
-            record.namespace,
-            chunk.seq,
-            titleField,
-            chunk.heading,
-            chunk.text,
-            chunk.lineStart,
-            chunk.lineEnd,
-            chunk.tokenCount,
-          ).lastInsertRowid;
-          this.insertWords?.run(
-            chunkId,
-            ...wordTableColumns('words+trigram', { title: titleField, heading: chunk.heading, body: chunk.text }),
-          );
-          if (dimension > 0) this.statements.insertVector.run(chunkId, encodeVector(chunk.vector));
-        }
-      })
-      .immediate();
+    yield* this.changeSteps(this.writeFileSteps(record, chunks, indexedAtMs));
   }
 
   removeFiles(ids: readonly number[]): void {
+    runSteps(this.removeFilesSteps(ids));
+  }
+
+  /** Removes files with their chunks, full-text rows and vectors in one transaction, as steps (see `changeSteps`). */
+  *removeFilesSteps(ids: readonly number[]): Steps<void> {
     if (ids.length === 0) return;
-    this.db
-      .transaction(() => {
-        // Chunks and vectors go with the file (ON DELETE CASCADE), FTS rows and change log entries by trigger.
-        for (const id of ids) this.statements.deleteFile.run(id);
-      })
-      .immediate();
+    yield* this.changeSteps(this.deleteFilesSteps(ids));
+  }
+
+  /**
+   * One transaction that changes chunks, as steps: an index run gives the event loop a turn between
+   * them (docs/retrieval.md#index-runs). Readers keep seeing the index as it was until the commit
+   * (WAL), and only the run that holds the index lock writes, so nothing waits on the open
+   * transaction. Ends with the commit, or a rollback when a step throws or the steps are dropped.
+   */
+  private *changeSteps(change: Steps<void>): Steps<void> {
+    this.db.exec('BEGIN IMMEDIATE');
+    let committed = false;
+    try {
+      yield* change;
+      this.db.exec('COMMIT');
+      committed = true;
+    } finally {
+      if (!committed && this.db.inTransaction) this.db.exec('ROLLBACK');
+    }
+  }
+
+  private *writeFileSteps(record: FileRecord, chunks: readonly StoredChunk[], indexedAtMs: number): Steps<void> {
+    const fileId = yield* this.upsertFileSteps(record, chunks.length, indexedAtMs);
+    // docs/retrieval.md#tags: a note is found by its tags as by its title and aliases.
+    const titleField = [record.title, ...record.aliases, ...record.tags].join('\n');
+    for (const chunk of chunks) {
+      yield;
+      const chunkId = this.statements.insertChunk.run(
+        fileId,
+        record.vault,
+        record.namespace,
+        chunk.seq,
+        titleField,
+        chunk.heading,
+        chunk.text,
+        chunk.lineStart,
+        chunk.lineEnd,
+        chunk.tokenCount,
+      ).lastInsertRowid;
+      this.insertWords?.run(
+        chunkId,
+        ...wordTableColumns('words+trigram', { title: titleField, heading: chunk.heading, body: chunk.text }),
+      );
+      if (chunk.vector.length > 0) this.statements.insertVector.run(chunkId, encodeVector(chunk.vector));
+    }
+  }
+
+  private *deleteFilesSteps(ids: readonly number[]): Steps<void> {
+    for (const id of ids) {
+      yield* this.deleteChunksSteps(id);
+      this.statements.deleteFile.run(id);
+    }
+  }
+
+  /** A file's chunks, DELETE_CHUNKS_AT_ONCE a step: vectors go with them (ON DELETE CASCADE), full-text rows and change log entries by trigger. */
+  private *deleteChunksSteps(fileId: number): Steps<void> {
+    while (this.statements.deleteSomeChunksOfFile.run(fileId, DELETE_CHUNKS_AT_ONCE).changes > 0) yield;
   }
 
   /** Cached values that are expensive to compute (a model file's hash by size and mtime). */
@@ -182,7 +222,7 @@ export class IndexStore {
     this.db.close();
   }
 
-  private upsertFile(record: FileRecord, chunkCount: number, indexedAtMs: number): number {
+  private *upsertFileSteps(record: FileRecord, chunkCount: number, indexedAtMs: number): Steps<number> {
     const values = [
       record.namespace,
       record.title,
@@ -198,8 +238,7 @@ export class IndexStore {
     const existing = this.statements.fileId.get(record.vault, record.path);
     if (existing !== undefined) {
       const id = num(asRow(existing), 'id');
-      // Vectors go with their chunks (ON DELETE CASCADE), FTS rows and change log entries by trigger.
-      this.statements.deleteChunksOfFile.run(id);
+      yield* this.deleteChunksSteps(id);
       this.statements.updateFile.run(...values, id);
       return id;
     }

@@ -13,7 +13,7 @@ type StatementName =
   | 'deleteFile'
   | 'insertChunk'
   | 'insertVector'
-  | 'deleteChunksOfFile'
+  | 'deleteSomeChunksOfFile'
   | 'chunkCount';
 
 /** The writer's statements, prepared once per connection. */
@@ -39,7 +39,9 @@ export function prepareStatements(db: Database.Database): Statements {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     insertVector: db.prepare('INSERT INTO chunk_vectors (chunk_id, embedding) VALUES (?, ?)'),
-    deleteChunksOfFile: db.prepare('DELETE FROM chunks WHERE file_id = ?'),
+    deleteSomeChunksOfFile: db.prepare(
+      'DELETE FROM chunks WHERE id IN (SELECT id FROM chunks WHERE file_id = ? ORDER BY seq LIMIT ?)',
+    ),
     chunkCount: db.prepare('SELECT count(*) FROM chunks'),
   };
 }

@@ -48,6 +48,10 @@ export function walkVault(vault: ResolvedVault, diode: DiodeContext): VaultListi
   const visit = (realDir: string, relDir: string): void => {
     let entries: Dirent[];
     try {
+      // A folder swapped for a link since it was listed, the vault folder itself included, is not
+      // entered: readdir would follow the link out of the vault (docs/security.md#vault-folders-and-notes).
+      const real = realpathSync(realDir);
+      if (real !== realDir) throw new Error(`the folder was replaced by a link to ${real}`);
       entries = readdirSync(realDir, { withFileTypes: true });
     } catch (err) {
       skip(relDir === '' ? '.' : relDir, 'unreadable', describeFsError(err));

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { chunkNote } from '../../src/chunk/chunker.js';
+import { chunkNote, chunkSteps } from '../../src/chunk/chunker.js';
 import { chunkerSettingsFor } from '../../src/chunk/settings.js';
 import type { ChunkerSettings } from '../../src/chunk/types.js';
 import { E5_SMALL, MINILM, model, sharedEmbedder } from '../../test-support/fixtures.js';
@@ -87,6 +87,19 @@ describe('chunkNote', () => {
     const note = chunkNote(sentence(100), 'line.md', settings, words);
     assert.ok(note.chunks.length >= 3);
     assert.ok(note.chunks.every((c) => c.tokenCount <= settings.maxInputTokens && c.lineStart === 1));
+  });
+
+  it('cuts a long line without whitespace (an inline data URI) in steps into pieces that fit, nothing lost', () => {
+    const perFourChars = (text: string) => Math.ceil(text.length / 4);
+    const blob = `![x](data:image/png;base64,${'iVBORw0KGgo'.repeat(30_000)})`;
+    const steps = chunkSteps(`# Image\n\n${blob}\n`, 'image.md', settings, perFourChars);
+    let taken = 0;
+    let step = steps.next();
+    for (; !step.done; step = steps.next()) taken += 1;
+    const note = step.value;
+    assert.ok(note.chunks.every((c) => c.tokenCount <= settings.maxInputTokens && c.lineStart === 3));
+    assert.equal(note.chunks.map((c) => c.text).join(''), blob);
+    assert.ok(taken >= note.chunks.length, `${taken} steps for ${note.chunks.length} chunks`);
   });
 
   it('gives a note that is only frontmatter one empty chunk over the frontmatter, embedded as its title', () => {

@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { splitBlocks } from '../../src/chunk/markdown-blocks.js';
+import { runSteps } from '@notegate/kit';
+import { blockSteps } from '../../src/chunk/markdown-blocks.js';
 
 const blocksOf = (text: string) =>
-  splitBlocks(text.split('\n'), 0).map((b) =>
+  runSteps(blockSteps(text.split('\n'), 0)).map((b) =>
     b.kind === 'heading' ? [b.kind, b.level, b.text, b.start] : [b.kind, b.start, b.end],
   );
 
-describe('splitBlocks', () => {
+describe('blockSteps', () => {
   it('separates ATX headings, paragraphs and fences', () => {
     assert.deepEqual(
       blocksOf('# Title\n\npara one\nstill one\n\n## Sub ##\n```js\ncode\n\n# not a heading\n```\nafter'),

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
+import { firstTerminalControl } from '@notegate/kit';
 import { assertOptionsDocumented, type Finished } from '@notegate/kit/testing';
 import { cliPath, runNode } from '../../test-support/child.js';
 import { E5_SMALL, tempDir } from '../../test-support/fixtures.js';
@@ -190,6 +191,39 @@ describe('notegate-rag init, add, remove', () => {
     assert.deepEqual(json.vaults, [
       { id: 'notes', path: notes, files: 2, chunks: 2, changed: { new: 1, modified: 0, deleted: 0 } },
     ]);
+  });
+
+  it('shows the controls of a folder name as escapes in add, status and mcp --print-config; JSON keeps the exact path', async (t) => {
+    const m = machine(t);
+    assert.equal((await m.cli(['init', m.folder('notes')])).code, 0);
+    // A folder named by someone else (a cloned repository): it clears the screen and sets the window title.
+    const hostile = m.folder('shared\x1b[2J\x1b]0;owned\x07\u202e');
+    const shown = 'shared\\x1b[2J\\x1b]0;owned\\x07\\u202e';
+    const add = await m.cli(['add', hostile, '--id', 'shared']);
+    assert.equal(add.code, 0, add.stderr);
+    const status = await m.cli(['status']);
+    const hostileConfig = path.join(hostile, 'vaults.json');
+    assert.equal((await m.cli(['init', '--config', hostileConfig, path.join(m.base, 'notes')])).code, 0);
+    const config = await m.cli(['mcp', '--print-config', 'claude', '--config', hostileConfig]);
+    assert.equal(config.code, 0, config.stderr);
+    for (const [what, output] of [
+      ['add', add.stdout],
+      ['status', status.stdout],
+      ['mcp --print-config', config.stdout + config.stderr],
+    ] as const) {
+      assert.equal(firstTerminalControl(output.replaceAll('\n', '')), undefined, `${what}: ${JSON.stringify(output)}`);
+    }
+    assert.ok(add.stdout.includes(shown), add.stdout);
+    assert.match(status.stdout, new RegExp(`\\n {2}shared +0 +0 +1 new +.*${shown.replace(/[\\[\]]/g, '\\$&')}\\n`));
+    const statusJson = (await m.cli(['status', '--json'])).stdout;
+    assert.equal(firstTerminalControl(statusJson.replaceAll('\n', '')), undefined, statusJson);
+    assert.deepEqual(
+      JSON.parse(statusJson).vaults.map((vault: { path: string }) => vault.path),
+      [path.join(m.base, 'notes'), hostile],
+    );
+    assert.deepEqual(JSON.parse(config.stdout).mcpServers.notes.args.slice(-2), ['--config', hostileConfig]);
+    // The command to paste holds the same JSON value: the controls as JSON escapes.
+    assert.ok(config.stderr.includes('shared\\u001b[2J\\u001b]0;owned\\u0007\\u202e'), config.stderr);
   });
 
   it('says how to make a config when there is none', async (t) => {

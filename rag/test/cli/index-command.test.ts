@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
+import { firstTerminalControl } from '@notegate/kit';
 import { type Finished, unwrapHelp } from '@notegate/kit/testing';
 import { cliPath, runNode } from '../../test-support/child.js';
 import { E5_SMALL, MINILM, tempDir, type Workspace, workspace, writeConfig } from '../../test-support/fixtures.js';
@@ -123,6 +124,22 @@ describe('notegate-rag index', () => {
     const partialRebuild = await run(t, ws, ['--rebuild', '--vault', 'v']);
     assert.equal(partialRebuild.code, 2);
     assert.match(partialRebuild.stderr, /--rebuild rebuilds the whole index; it cannot be combined with --vault/);
+  });
+
+  it('shows the control characters of file names as escapes in the summary; --json keeps them exact but escaped', async (t) => {
+    // A file name is anyone's who can write into the vault: here one that clears the screen and sets the title.
+    const name = 'bad\x1b[2J\x1b]0;owned\x07\u009b\u202e.md';
+    const ws = workspace(t, { v: { ...NOTES, [name]: Buffer.from([0x23, 0x20, 0xff, 0xfe]) } }, 'none');
+    const text = await run(t, ws, ['--quiet']);
+    assert.equal(text.code, 0, text.stderr);
+    assert.equal(firstTerminalControl(text.stdout.replaceAll('\n', '')), undefined, JSON.stringify(text.stdout));
+    assert.match(text.stdout, /\n {2}v\/bad\\x1b\[2J\\x1b\]0;owned\\x07\\x9b\\u202e\.md: not_utf8 /);
+    const json = await run(t, ws, ['--quiet', '--json', '--rebuild']);
+    assert.equal(firstTerminalControl(json.stdout.replaceAll('\n', '')), undefined, json.stdout);
+    assert.deepEqual(
+      (JSON.parse(json.stdout) as { skipped: { path: string }[] }).skipped.map((skipped) => skipped.path),
+      [name],
+    );
   });
 
   it('refuses an index built with another model with exit 2 naming --rebuild, and --rebuild fixes it', async (t) => {

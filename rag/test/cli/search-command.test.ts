@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { describe, it, type TestContext } from 'node:test';
-import { type Finished, unwrapHelp } from '@notegate/kit/testing';
+import { firstTerminalControl, shellWords } from '@notegate/kit';
+import { type Finished, runInGroup, unwrapHelp } from '@notegate/kit/testing';
 import { cliPath, runNode } from '../../test-support/child.js';
 import { MINILM, tempDir, type Workspace, workspace } from '../../test-support/fixtures.js';
 import { testModelCache } from '../../test-support/test-model/test-model.js';
@@ -102,6 +104,54 @@ describe('notegate-rag search', () => {
     const hybrid = await cli(t, ws, ['search', 'signing keys'], emptyCache);
     assert.equal(hybrid.code, 1);
     assert.match(hybrid.stderr, /is not in the model cache/);
+  });
+
+  it('shows the control and bidirectional characters of a note as escapes; --json keeps them exact but escaped', async (t) => {
+    // A writer of notes aims at whoever searches: clear the screen, set the title, fill the clipboard (OSC 52).
+    const hostile = {
+      'keys\u009b2J\u202e.md':
+        '# Keys\x1b]0;owned\x07\n\n## Rotation\x1b[2J\n\nRotate the keys \x1b]52;c;cm0gLXJmIH4=\x07 now \u009b31m \u2066x\u2069\x08.\n',
+    };
+    const ws = workspace(t, { notes: hostile }, 'none');
+    assert.equal((await cli(t, ws, ['index', '--quiet'])).code, 0);
+    const text = await cli(t, ws, ['search', 'rotate', 'keys']);
+    assert.equal(text.code, 0, text.stderr);
+    assert.equal(firstTerminalControl(text.stdout.replaceAll('\n', '')), undefined, JSON.stringify(text.stdout));
+    assert.equal(
+      text.stdout,
+      '1. Keys\\x1b]0;owned\\x07  notes/keys\\x9b2J\\u202e.md:5-5\n' +
+        '   Rotation\\x1b[2J\n' +
+        '   Rotate the keys \\x1b]52;c;cm0gLXJmIH4=\\x07 now \\x9b31m \\u2066x\\u2069\\x08.\n',
+    );
+    const json = await cli(t, ws, ['search', 'rotate', 'keys', '--json']);
+    assert.equal(firstTerminalControl(json.stdout.replaceAll('\n', '')), undefined, json.stdout);
+    const [hit] = (JSON.parse(json.stdout) as { hits: Record<string, unknown>[] }).hits;
+    assert.equal(hit?.title, 'Keys\x1b]0;owned\x07');
+    assert.equal(hit?.path, 'keys\u009b2J\u202e.md');
+    assert.equal(hit?.heading, 'Rotation\x1b[2J');
+  });
+
+  it('on a terminal (a pseudo-terminal, through script(1)) marks the terms in colour and still shows the controls as escapes', async (t) => {
+    if (spawnSync('script', ['--version']).status !== 0) {
+      t.skip('script(1) of util-linux is not installed');
+      return;
+    }
+    const hostile = {
+      'keys.md': '# Keys\x1b]0;owned\x07\n\nRotate the keys \x1b]52;c;cm0gLXJmIH4=\x07 now \u009b31m \u202ex\x08.\n',
+    };
+    const ws = workspace(t, { notes: hostile }, 'none');
+    assert.equal((await cli(t, ws, ['index', '--quiet'])).code, 0);
+    const env = { PATH: process.env.PATH, HOME: ws.home, NOTEGATE_MODEL_CACHE: testModelCache(), TERM: 'xterm' };
+    const command = shellWords([process.execPath, cliPath(), 'search', 'rotate', 'keys']);
+    const { code, stdout } = await runInGroup(t, 'script', ['-qec', command, '/dev/null'], env, ws.root);
+    assert.equal(code, 0, stdout);
+    // Only our own styles reach the terminal: bold, the marked terms, dim, reset.
+    assert.ok(stdout.includes('\x1b[1;33mRotate\x1b[0m'), JSON.stringify(stdout));
+    const ours = ['\x1b[1;33m', '\x1b[0m', '\x1b[1m', '\x1b[2m'];
+    const rest = ours.reduce((text, style) => text.replaceAll(style, ''), stdout).replace(/\r?\n/g, '');
+    assert.equal(firstTerminalControl(rest), undefined, JSON.stringify(stdout));
+    assert.ok(rest.includes('Keys\\x1b]0;owned\\x07'), rest);
+    assert.ok(rest.includes('\\x1b]52;c;cm0gLXJmIH4=\\x07 now \\x9b31m \\u202ex\\x08.'), rest);
   });
 
   it('filters by tag, returns whole notes, corrects typos and shows snippets without markdown', async (t) => {

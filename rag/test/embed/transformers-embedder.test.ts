@@ -33,6 +33,20 @@ describe('loadTransformersEmbedder (the generated test model: shapes and plumbin
     assert.deepEqual(Array.from(query), Array.from(withPrefix));
   });
 
+  for (const id of [MINILM, E5_SMALL]) {
+    it(`embeds a text it counted just before (${id}) to the very vector the tokenizer's input gives`, async () => {
+      const embedder = await sharedEmbedder(id);
+      const texts = ['passage: Keys > Rotation\nRotate the signing keys.', 'lang '.repeat(400)];
+      for (const text of texts) {
+        embedder.countTokens(text);
+        const [fromCount] = await embedder.embedTexts([text]);
+        const [tokenized] = await embedder.embedTexts([text]);
+        assert.ok(fromCount && tokenized);
+        assert.deepEqual(fromCount, tokenized, text.slice(0, 20));
+      }
+    });
+  }
+
   it('counts tokens without the special tokens', async () => {
     const embedder = await sharedEmbedder(MINILM);
     assert.equal(embedder.countTokens(''), 0);

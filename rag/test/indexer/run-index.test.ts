@@ -188,6 +188,54 @@ describe('runIndex', () => {
     assert.deepEqual([again.new, again.unchanged], [0, 3]);
   });
 
+  it('gives the event loop turns while it reads, chunks, stores and replaces a large note', async (t) => {
+    const paragraphs = Array.from({ length: 400 }, (_, i) => `## Part ${i}\n\n${'A sentence about keys. '.repeat(40)}`);
+    const ws = workspace(t, { handbook: { ...NOTES, 'large.md': `# Large\n\n${paragraphs.join('\n\n')}\n` } }, 'none');
+    const large = path.join(ws.root, 'vaults/handbook/large.md');
+    /** Turns of the event loop while the run works on large.md (a setImmediate callback runs only on a new turn). */
+    const turnsDuringRun = async (): Promise<{ turns: number; chunks: number }> => {
+      let turns = 0;
+      let running = true;
+      const count = () => {
+        turns += 1;
+        if (running) setImmediate(count);
+      };
+      let startTurns = 0;
+      let doneTurns = 0;
+      const options = indexOptions(ws, {
+        sliceMs: 0,
+        onProgress: (event) => {
+          if (event.kind === 'planned') {
+            startTurns = turns;
+            setImmediate(count);
+          }
+          if (event.kind === 'file-done' && event.path === 'large.md') doneTurns = turns;
+        },
+      });
+      try {
+        await runIndex(options);
+      } finally {
+        running = false;
+      }
+      const [row] = rows(
+        ws.config.indexPath,
+        "SELECT count(*) AS n FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = 'large.md'",
+      );
+      return { turns: doneTurns - startTurns, chunks: Number((row as { n: number }).n) };
+    };
+    const indexed = await turnsDuringRun();
+    assert.ok(indexed.chunks >= 100, `${indexed.chunks} chunks`);
+    // Reading, decoding, chunking and storing go in steps: at least a turn for each stored chunk.
+    assert.ok(indexed.turns >= indexed.chunks, `${indexed.turns} turns for ${indexed.chunks} chunks`);
+    writeFileSync(large, `# Large\n\n${paragraphs.slice(0, 200).join('\n\n')}\n`);
+    const replaced = await turnsDuringRun();
+    assert.ok(replaced.chunks >= 50 && replaced.chunks < indexed.chunks);
+    // The old chunks go in steps too, before the new ones are stored.
+    assert.ok(replaced.turns >= replaced.chunks + indexed.chunks / 64, `${replaced.turns} turns`);
+    assertConsistent(ws.config.indexPath, 0);
+    assertFtsIntact(ws.config.indexPath);
+  });
+
   it('indexes only the chosen vaults, and prunes vaults that left the config', async (t) => {
     const ws = workspace(t, { handbook: NOTES, team: { 'x.md': 'team note' } });
     const only = await runIndex(indexOptions(ws, { vaultIds: ['team'] }));

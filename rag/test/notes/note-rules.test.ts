@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { terminalJson } from '@notegate/kit';
 import { notePathProblem, numberedName, titleFileName } from '../../src/notes/note-path.js';
 
 describe('note paths (notes.write)', () => {
@@ -19,11 +20,19 @@ describe('note paths (notes.write)', () => {
     ['a/.plan.md', 'has a hidden segment'],
     ['plan.txt', 'does not end in .md or .markdown'],
     ['plan', 'does not end in .md or .markdown'],
-    ['pl\u0000an.md', 'contains a control character'],
+    ['pl\u0000an.md', 'contains the control character U+0000'],
+    ['pl\u007fan.md', 'contains the control character U+007F'],
+    ['c1\u0085next-line.md', 'contains the control character U+0085'],
+    ['c1/\u009b2J.md', 'contains the control character U+009B'],
+    ['invoice\u202egpj.md', 'contains the bidirectional formatting character U+202E'],
+    ['a\u2066b\u2069.md', 'contains the bidirectional formatting character U+2066'],
+    ['lone\ud800.md', 'contains the unpaired surrogate U+D800'],
+    ['lone\udc00x.md', 'contains the unpaired surrogate U+DC00'],
+    ['emoji 😀.md', undefined],
     [`${'x'.repeat(256)}.md`, 'has a segment over 255 bytes'],
   ];
   for (const [path, problem] of cases) {
-    it(`${JSON.stringify(path).slice(0, 40)}: ${problem ?? 'accepted'}`, () => {
+    it(`${terminalJson(path).slice(0, 40)}: ${problem ?? 'accepted'}`, () => {
       assert.equal(notePathProblem(path), problem);
     });
   }

@@ -244,6 +244,32 @@ describe('IndexStore', () => {
     store.close();
   });
 
+  it('replaces a file in steps inside one transaction: readers see the old rows until the commit, dropped steps roll back', (t) => {
+    const file = path.join(tempDir(t), 'index.sqlite');
+    const store = open(file);
+    store.replaceFile(record('a.md'), [chunk(0, 'original')], 5);
+    const readerSees = () =>
+      ftsPaths(file, '"original"', 'chunks_words').length + ftsPaths(file, '"fresh"', 'chunks_words').length * 10;
+    const replacement = [0, 1, 2, 3].map((seq) => chunk(seq, `fresh ${seq}`));
+    const steps = store.replaceFileSteps(record('a.md', { contentSha256: 'new' }), replacement, 6);
+    let taken = 0;
+    for (let step = steps.next(); !step.done; step = steps.next()) {
+      taken += 1;
+      assert.equal(readerSees(), 1, 'another connection sees the old chunk between the steps');
+    }
+    assert.ok(taken >= replacement.length, `${taken} steps`);
+    assert.equal(readerSees(), 10);
+    const dropped = store.replaceFileSteps(record('a.md', { contentSha256: 'newer' }), [chunk(0, 'gone')], 7);
+    dropped.next();
+    dropped.return();
+    assert.equal(store.fileRows('v').get('a.md')?.contentSha256, 'new');
+    assert.deepEqual(ftsPaths(file, '"gone"', 'chunks_words'), []);
+    store.removeFiles([store.fileRows('v').get('a.md')?.id ?? 0]);
+    assert.deepEqual(assertConsistent(file, 384), { files: 0, chunks: 0, vectors: 0 });
+    assertFtsIntact(file);
+    store.close();
+  });
+
   it('refuses a vector of another dimension before writing anything', (t) => {
     const store = open(path.join(tempDir(t), 'index.sqlite'));
     assert.throws(

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, symlinkSync } from 'node:fs';
+import { mkdirSync, renameSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { compileExcludes } from '../../src/config/exclude-globs.js';
@@ -110,6 +110,19 @@ describe('walkVault', () => {
     assert.deepEqual(
       listing.skipped.map((s) => [s.path, s.reason]),
       [['gone.md', 'unreadable']],
+    );
+  });
+
+  it('does not enter a vault folder swapped for a link, and says why', (t) => {
+    const { base, vault, diode, resolved } = setup(t);
+    writeFiles(path.join(base, 'outside'), { 'secret.md': 's' });
+    renameSync(vault, path.join(base, 'old-vault'));
+    symlinkSync(path.join(base, 'outside'), vault);
+    const listing = walkVault(resolved, diode);
+    assert.deepEqual(listing.files, []);
+    assert.deepEqual(
+      listing.skipped.map((s) => [s.path, s.reason, s.detail]),
+      [['.', 'unreadable', `the folder was replaced by a link to ${path.join(base, 'outside')}`]],
     );
   });
 });

@@ -13,6 +13,7 @@ export function openSigningKeyFile(options: LastGoodFileEvents): Promise<Signing
   return LastGoodFile.open({
     ...options,
     flag: '--signing-keys',
+    secret: true,
     parse: (text) => parseSigningKeyFile(text),
     describeTaken: (set) => `signing keys reloaded from ${options.path}: ${describeKeys(set)}`,
     describeRefused: (problem, set) =>
