@@ -38,7 +38,7 @@ import {
   scoreMode,
   scoreQuery,
 } from '@notegate/rag';
-import { exactScan } from '@notegate/rag/internals';
+import { exactScan, rangesFor } from '@notegate/rag/internals';
 import { arg, BENCH_DIR, benchModelCache, FP32_MODEL_CACHE, printTable, sharedDir } from './support.js';
 
 const MINILM = findModel('sentence-transformers/all-MiniLM-L6-v2');
@@ -264,8 +264,10 @@ async function int8Loss(built: EvalIndex, judged: BeirDataset, embedder: Embedde
   const state = built.index.snapshots.current;
   if (state.kind !== 'ready') throw new Error('index not ready');
   const { snapshot } = state;
-  const exact = exactScan(snapshot.vectors.matrix);
-  const ranges = snapshot.filter(undefined, undefined).ranges;
+  // The index as loaded whole: one segment (docs/retrieval.md#snapshots).
+  const { segment } = snapshot.segments.stateAt(0);
+  const exact = exactScan(segment.matrix);
+  const ranges = rangesFor(segment.matrix, undefined, undefined);
   const docsOf = (rows: readonly { chunkId: number }[]) => {
     const hits = snapshot.hitRows(rows.map((r) => r.chunkId));
     return hits.map((hit) => built.documentOf.get(hit.path) ?? '');
@@ -275,7 +277,7 @@ async function int8Loss(built: EvalIndex, judged: BeirDataset, embedder: Embedde
   let differing = 0;
   for (const [queryId, grades] of judged.judgments) {
     const vector = await embedder.embedQuery(judged.queries.get(queryId) ?? '');
-    const a = snapshot.vectors.topK(vector, 100, ranges);
+    const a = segment.vectors.topK(vector, 100, ranges);
     const b = exact.topK(vector, 100, ranges);
     if (a.some((hit, i) => hit.chunkId !== b[i]?.chunkId)) differing += 1;
     int8Scores.push(scoreQuery(docsOf(a), grades));
@@ -284,7 +286,7 @@ async function int8Loss(built: EvalIndex, judged: BeirDataset, embedder: Embedde
   const i8 = meanScores(int8Scores).ndcgAt10;
   const ex = meanScores(exactScores).ndcgAt10;
   return [
-    `SciFact ${split} (${snapshot.vectors.backend})`,
+    `SciFact ${split} (${snapshot.vectorBackend})`,
     percent(i8),
     percent(ex),
     (100 * (ex - i8)).toFixed(2),

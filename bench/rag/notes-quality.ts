@@ -125,7 +125,6 @@ async function measure(
     const context = { vaults: config.vaults.map((vault) => vault.id), vectors: model.dimension > 0 };
     const outcomes = new Map<SearchMode, QueryOutcome[]>();
     try {
-      await index.wordIndexSettled();
       for (const mode of modes) {
         const results: QueryOutcome[] = [];
         for (const query of queries) {

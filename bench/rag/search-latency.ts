@@ -19,7 +19,7 @@
  * NOTEGATE_SHARED_DIR, else ../shared beside the repository)
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -36,88 +36,24 @@ import {
   searchSnapshot,
 } from '@notegate/rag';
 import { exactScan, IndexStore, rangesFor } from '@notegate/rag/internals';
-import {
-  arg,
-  benchModelCache,
-  mib,
-  printTable,
-  sharedDir,
-  standinModelCache,
-  syntheticFile,
-  timings,
-  unitVector,
-  vaultOf,
-} from './support.js';
+import { CENTRES, ChunkSource, type Corpus, near, readCorpus, writeIndex } from './scifact-index.js';
+import { arg, benchModelCache, mib, printTable, standinModelCache, timings, unitVector } from './support.js';
 
 /** `--model sentence-transformers/all-MiniLM-L6-v2`: the real weights (fetch-weights.js) embed the queries. */
 const MODEL_ID = arg('--model', 'intfloat/multilingual-e5-small');
 const MODEL = findModel(MODEL_ID);
 const REAL_WEIGHTS = MODEL_ID === 'sentence-transformers/all-MiniLM-L6-v2';
 const QUERY_MODEL = REAL_WEIGHTS ? `${MODEL_ID}, real weights` : `${MODEL_ID}-sized stand-in`;
-const CHUNKS_PER_FILE = 10;
-const CENTRES = 500;
 const TOP = 8;
-const shared = sharedDir();
-
-interface Corpus {
-  readonly sentences: readonly string[];
-  readonly claims: readonly string[];
-  readonly words: readonly string[];
-}
-
-function readCorpus(): Corpus {
-  const dir = path.join(shared, 'eval', 'scifact');
-  const lines = (file: string) => readFileSync(path.join(dir, file), 'utf8').trim().split('\n');
-  const texts = lines('corpus.jsonl').map((line) => String(JSON.parse(line).text));
-  const sentences = texts.flatMap((t) => t.split(/(?<=\.)\s+/)).filter((s) => s.length > 20);
-  const claims = lines('queries.jsonl').map((line) => String(JSON.parse(line).text));
-  // Words by frequency: rank 10 (very common) to rank 20,000 (rare), the short queries people type.
-  const counts = new Map<string, number>();
-  for (const word of texts
-    .join(' ')
-    .toLowerCase()
-    .match(/\p{L}{3,}/gu) ?? [])
-    counts.set(word, (counts.get(word) ?? 0) + 1);
-  const ranked = [...counts].sort((a, b) => b[1] - a[1]).map(([w]) => w);
-  const words = [10, 50, 200, 1000, 5000, 20000].flatMap((rank) => ranked.slice(rank, rank + 2));
-  return { sentences, claims, words };
-}
 
 function buildIndex(file: string, size: number, corpus: Corpus, random: () => number, centres: Float32Array[]): number {
   if (!MODEL) throw new Error('model table lacks e5-small');
   const started = performance.now();
   const store = IndexStore.open(file, { model: MODEL, nowMs: Date.now() });
-  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
-  for (let f = 0; f * CHUNKS_PER_FILE < size; f += 1) {
-    const chunks = Array.from({ length: Math.min(CHUNKS_PER_FILE, size - f * CHUNKS_PER_FILE) }, (_, seq) => {
-      let text = '';
-      while (text.length < 900) text += `${pick(corpus.sentences)} `;
-      return {
-        seq,
-        heading: `Section ${seq}`,
-        lineStart: seq * 10 + 1,
-        lineEnd: seq * 10 + 9,
-        text,
-        tokenCount: 200,
-        vector: near(pick(centres), random),
-      };
-    });
-    store.replaceFile(
-      syntheticFile(vaultOf(f), `ns${f % 10}/note-${f}.md`, `ns${f % 10}`, pick(corpus.sentences).slice(0, 60)),
-      chunks,
-      0,
-    );
-  }
+  writeIndex(store, size, new ChunkSource(corpus, random, centres, 'sentences'));
   store.finishRun('', '{}', Date.now());
   store.close();
   return performance.now() - started;
-}
-
-function near(centre: Float32Array, random: () => number): Float32Array {
-  const noise = unitVector(random, centre.length);
-  const v = centre.map((c, i) => c + 0.75 * (noise[i] ?? 0));
-  const norm = Math.hypot(...v);
-  return v.map((x) => x / norm);
 }
 
 function percentiles(samples: readonly number[]): string[] {
@@ -152,11 +88,10 @@ async function main(): Promise<void> {
     try {
       const file = path.join(dir, 'index.sqlite');
       const buildMs = buildIndex(file, size, corpus, random, centres);
-      const snapshot = await IndexSnapshot.open(file, MODEL, Date.now);
-      await snapshot.wordIndexSettled();
-      const sqlite = await IndexSnapshot.open(file, MODEL, Date.now, undefined, { memoryWords: false });
+      const snapshot = await IndexSnapshot.open(file, { model: MODEL });
+      const sqlite = await IndexSnapshot.open(file, { model: MODEL, memoryWords: false });
       console.log(
-        `${size} chunks: built in ${(buildMs / 1000).toFixed(1)} s, loaded in ${snapshot.loadDurationMs} ms, backend ${snapshot.vectors.backend}`,
+        `${size} chunks: built in ${(buildMs / 1000).toFixed(1)} s, loaded in ${snapshot.loadDurationMs} ms, backend ${snapshot.vectorBackend}`,
       );
       console.log(`  ${describeWordIndex(snapshot)}`);
       const all = ['big', 'mid', 'small'];
@@ -226,7 +161,7 @@ async function main(): Promise<void> {
       });
       const claims = texts.flatMap((_, i) => (i % 2 === 0 ? [i] : []));
       const words = texts.flatMap((_, i) => (i % 2 === 1 ? [i] : []));
-      const matrix = snapshot.vectors.matrix;
+      const matrix = snapshot.segments.stateAt(0).segment.matrix;
       const plain = exactScan(matrix);
       const everyRow = rangesFor(matrix, all, undefined);
       measure(
@@ -281,18 +216,20 @@ async function main(): Promise<void> {
  * arrays exactly, term strings estimated as V8 stores them (a header, then one or two bytes a character).
  */
 function describeWordIndex(snapshot: IndexSnapshot): string {
-  const state = snapshot.wordIndex;
-  if (state.kind !== 'ready')
-    return `word index ${state.kind}${state.kind === 'unavailable' ? `: ${state.reason}` : ''}`;
-  const { postings } = state.words;
+  const { load } = snapshot;
+  const state = load.kind === 'whole' ? load.wordIndex : undefined;
+  const postings = snapshot.segments.stateAt(0).segment.words;
+  if (state?.kind !== 'ready' || postings === undefined) {
+    return `no word index${state?.kind === 'unavailable' ? `: ${state.reason}` : ''}`;
+  }
   const stringBytes = postings.terms.reduce(
     (sum, term) => sum + 16 + (/^[\0-\xff]*$/.test(term) ? 1 : 2) * term.length,
     0,
   );
   return [
-    `word index built in ${(state.buildMs / 1000).toFixed(1)} s (worker thread, checked against SQLite):`,
+    `index loaded whole in ${(state.buildMs / 1000).toFixed(1)} s (worker thread; the word index checked against SQLite):`,
     `${postings.terms.length} terms (~${mib(stringBytes)}), ${postings.rows.length} postings, ${mib(postings.byteLength)} of typed arrays;`,
-    `the vectors: ${mib(snapshot.vectors.matrix.data.byteLength)} float32, loaded in ${snapshot.loadDurationMs} ms`,
+    `the vectors: ${mib(snapshot.segments.stateAt(0).segment.matrix.data.byteLength)} float32; snapshot ready in ${snapshot.loadDurationMs} ms`,
   ].join(' ');
 }
 
@@ -324,7 +261,6 @@ async function loadTest(
     });
     await index.start();
     await index.modelSettled();
-    await index.wordIndexSettled();
     const server = createSearchServer({
       index,
       indexPath: file,

@@ -10,7 +10,7 @@ export { RATE_WINDOW_MS, RateEstimate, RemainingTime, WARM_UP_MS } from './cli/r
 export { findRepositoryRoot } from './config/repo-root.js';
 export { loadPretrained } from './embed/transformers-embedder.js';
 export { readZipEntries, readZipEntry } from './embed/zip-entries.js';
-export { type FileRecord, IndexStore } from './store/index-store.js';
+export { type FileRecord, IndexStore, type StoredChunk } from './store/index-store.js';
 export { loadVectorMatrix } from './store/load-vectors.js';
 export { openDatabase } from './store/open-database.js';
 export { exactScan, rangesFor, type VectorSearch } from './vectors/vector-scan.js';

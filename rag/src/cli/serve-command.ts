@@ -77,7 +77,7 @@ async function runServe(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps)
       log(
         'error' in event
           ? `index unavailable: ${event.error}`
-          : `index loaded: ${event.chunks} chunks in ${event.durationMs} ms`,
+          : `index loaded: ${event.chunks} chunks in ${event.durationMs} ms${event.load.kind === 'whole' ? ` (whole: ${event.load.reason})` : ''}`,
       ),
     onWordIndex: (state) => log(describeWordIndex(state)),
   });

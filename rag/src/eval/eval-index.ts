@@ -9,7 +9,7 @@ import { RagError } from '../errors/rag-error.js';
 import { runIndex } from '../indexer/run-index.js';
 import type { IndexProgress } from '../indexer/types.js';
 import { openIndex, type SearchIndex } from '../search/search-index.js';
-import type { WordScoring } from '../snapshot/lexical-tables.js';
+import type { WordScoring } from '../words/word-ranking.js';
 import type { BeirDocument } from './beir-dataset.js';
 import { writeCorpusVault } from './corpus-vault.js';
 
@@ -93,8 +93,7 @@ export async function buildEvalIndex(options: EvalIndexOptions): Promise<EvalInd
       modelCacheDir: options.modelCacheDir,
       loadEmbedder: options.loadEmbedder,
     });
-    // Query times are reported: they are a server's once its word index is ready (docs/retrieval.md#snapshots).
-    await index.wordIndexSettled();
+    // The first snapshot holds the word index (docs/retrieval.md#snapshots): query times are a server's.
     const served = index.snapshots.current;
     return {
       index,

@@ -1,7 +1,7 @@
 import { hasVectors } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
 import type { IndexProgress } from '../indexer/types.js';
-import type { WordScoring } from '../snapshot/lexical-tables.js';
+import type { WordScoring } from '../words/word-ranking.js';
 import { loadBeirDataset, type Split } from './beir-dataset.js';
 import { buildEvalIndex, type EvalIndexOptions } from './eval-index.js';
 import { checkWeights, type WeightsCheck } from './model-check.js';

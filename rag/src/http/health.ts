@@ -50,7 +50,7 @@ export function healthBody(inputs: HealthInputs): { status: number; body: Record
         dimension: snapshot?.meta.dimension ?? null,
         lexical_layout: snapshot?.meta.lexicalLayout ?? null,
         lexical_scoring: snapshot?.lexical.scoring ?? null,
-        vector_backend: snapshot?.vectors.backend ?? null,
+        vector_backend: snapshot?.vectorBackend ?? null,
         fingerprint: snapshot?.meta.fingerprint || null,
         created_at: isoOrNull(snapshot?.meta.createdAtMs),
         last_indexed_at: isoOrNull(snapshot?.meta.lastIndexedAtMs),

@@ -153,11 +153,13 @@ async function search(req: IncomingMessage, res: ServerResponse, deps: SearchSer
   }
   const tiers = result.lexicalTiers.length > 0 ? result.lexicalTiers.join('+') : 'none';
   const notice = result.hits.length === 0 ? emptyIndexNotice(deps.index) : undefined;
+  // docs/retrieval.md#post-search: the word tier's ranking in memory or in SQLite, for operators and benchmarks.
+  const scoring = result.wordScoring ? { 'X-Notegate-Word-Scoring': result.wordScoring } : {};
   sendJson(
     res,
     200,
     { ...searchJson(result, request.query), ...(notice && { notice }) },
-    { 'X-Notegate-Lexical': tiers },
+    { 'X-Notegate-Lexical': tiers, ...scoring },
   );
 }
 

@@ -7,6 +7,7 @@ import type { Embedder } from '../embed/embedder.js';
 import { loadTransformersEmbedder } from '../embed/transformers-embedder.js';
 import { acquireIndexLock } from '../store/index-lock.js';
 import { IndexStore } from '../store/index-store.js';
+import { listNotes } from '../walk/list-notes.js';
 import { walkVault } from '../walk/walk-vault.js';
 import { canonicalJson, fingerprintInputsOf, fingerprintOf } from './fingerprint.js';
 import { lexicalOnlyEmbedder } from './lexical-only-embedder.js';
@@ -34,6 +35,12 @@ export interface RunIndexOptions {
   readonly download: DownloadOptions;
   /** Index only these vault ids (default: every vault of the config, and drop vaults no longer in it). */
   readonly vaultIds?: readonly string[];
+  /**
+   * Index only these notes (paths relative to their vault, by vault id) of the
+   * selected vaults, without walking the vaults, when each path can be
+   * settled alone (`listNotes`; a vault where one cannot is walked whole).
+   */
+  readonly notes?: ReadonlyMap<string, readonly string[]>;
   readonly rebuild?: boolean;
   readonly onProgress?: (event: IndexProgress) => void;
   readonly loadEmbedder?: (model: ModelSpec, cacheDir: string) => Promise<Embedder>;
@@ -128,19 +135,25 @@ async function indexVaults(
   run: RunState,
   fingerprint: string,
 ): Promise<void> {
-  const { config } = options;
+  const { config, notes } = options;
   const selected = options.vaultIds ?? config.vaults.map((vault) => vault.id);
-  const vaults = config.vaults.filter((vault) => selected.includes(vault.id));
-  if (options.vaultIds === undefined) {
+  const vaults = config.vaults.filter((vault) => selected.includes(vault.id) && (notes?.has(vault.id) ?? true));
+  if (options.vaultIds === undefined && notes === undefined) {
     const configured = new Set(selected);
     for (const gone of store.vaultsInIndex().filter((id) => !configured.has(id))) {
       await run.removeRows(store.fileIdsOfVault(gone));
     }
   }
   const plans = vaults.map((vault) => {
-    const listing = walkVault(vault, config.diode);
-    run.emit({ kind: 'scanned', vault: vault.id, files: listing.files.length });
-    return planVault(listing.files, listing.skipped, store.fileRows(vault.id), fingerprint);
+    const paths = notes?.get(vault.id);
+    const some = paths === undefined ? undefined : listNotes(vault, config.diode, paths);
+    const listing = some ?? walkVault(vault, config.diode);
+    // Known only from a walk of the whole vault.
+    const links = some === undefined ? listing.links : undefined;
+    run.emit({ kind: 'scanned', vault: vault.id, files: listing.files.length, ...(links !== undefined && { links }) });
+    // Only the notes listed are compared with the index: the others were not looked at.
+    const rows = store.fileRows(vault.id, some === undefined ? undefined : paths);
+    return planVault(listing.files, listing.skipped, rows, fingerprint);
   });
   for (const plan of plans) await run.applyPlan(plan);
   await run.processCandidates(plans.flatMap((plan) => plan.candidates));

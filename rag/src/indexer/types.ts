@@ -44,7 +44,16 @@ export type IndexProgress =
       readonly bytesTotal: number | undefined;
     }
   | { readonly kind: 'model-loading'; readonly modelId: string }
-  | { readonly kind: 'scanned'; readonly vault: string; readonly files: number }
+  | {
+      readonly kind: 'scanned';
+      readonly vault: string;
+      readonly files: number;
+      /**
+       * Notes and folders reached through a symlink (their notes have two
+       * paths; docs/retrieval.md#following-the-vaults); only from a walk of the whole vault.
+       */
+      readonly links?: number;
+    }
   | {
       readonly kind: 'planned';
       /** Files whose mtime, size or fingerprint changed: they are read, hashed and maybe embedded. */

@@ -79,9 +79,13 @@ export class LiveIndex {
     return this.#following?.start() ?? Promise.resolve(false);
   }
 
-  /** An index run that starts after this call; true once it has committed and is searchable (false without `follow`). */
-  indexNow(): Promise<boolean> {
-    return this.#following?.indexNow() ?? Promise.resolve(false);
+  /**
+   * An index run that starts after this call (over `notes` alone, paths by
+   * vault id, when given); true once it has committed and is searchable
+   * (false without `follow`).
+   */
+  indexNow(notes?: ReadonlyMap<string, readonly string[]>): Promise<boolean> {
+    return this.#following?.indexNow(notes) ?? Promise.resolve(false);
   }
 
   /** Stops following (a run in progress finishes first), then closes the index and the model. */

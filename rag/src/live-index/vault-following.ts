@@ -59,7 +59,7 @@ export class VaultFollowing {
     try {
       this.#watcher = watchVaults(
         vaults,
-        () => this.#follower.changed(),
+        (vault, path) => this.#follower.changed(vault, path),
         (vault, err) => log(`watching vault ${vault} failed: ${err.message}`),
       );
       log(`following ${vaults.length} vault folder${vaults.length === 1 ? '' : 's'}`);
@@ -69,9 +69,9 @@ export class VaultFollowing {
     return this.#follower.indexNow();
   }
 
-  /** An index run that starts after this call; true once it has committed. */
-  indexNow(): Promise<boolean> {
-    return this.#follower.indexNow();
+  /** An index run that starts after this call (over `notes` alone, paths by vault id, when given); true once it has committed. */
+  indexNow(notes?: ReadonlyMap<string, readonly string[]>): Promise<boolean> {
+    return this.#follower.indexNow(notes);
   }
 
   /** Stops watching; a run in progress finishes first. */

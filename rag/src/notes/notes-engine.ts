@@ -142,11 +142,13 @@ export class NotesEngine {
 
   /** Writes durably, then waits up to WRITE_INDEX_WAIT_MS for an index run that includes the note. */
   async write(input: NoteInput): Promise<WrittenNote & { readonly indexed: boolean }> {
-    if (!this.#writer) throw new Error('this engine writes no notes');
+    const vaultId = this.#options.writeVaultId;
+    if (!this.#writer || vaultId === undefined) throw new Error('this engine writes no notes');
     const written = await this.#writer.write(input);
     let timer: NodeJS.Timeout | undefined;
     const indexed = await Promise.race([
-      this.#live.indexNow(),
+      // The note alone, not the whole vault: a write costs what it changes (docs/retrieval.md#following-the-vaults).
+      this.#live.indexNow(new Map([[vaultId, [written.path]]])),
       new Promise<false>((resolve) => {
         timer = setTimeout(() => resolve(false), WRITE_INDEX_WAIT_MS);
       }),

@@ -2,7 +2,7 @@ import { RagError } from '../errors/rag-error.js';
 import type { HitRow } from '../snapshot/hit-rows.js';
 import type { IndexSnapshot } from '../snapshot/index-snapshot.js';
 import { dotRow } from '../vectors/vector-scan.js';
-import { denseLeg } from './dense-leg.js';
+import type { WordScoring } from '../words/word-ranking.js';
 import { DEFAULT_FUSION, type FusedCandidate, type FusionSettings, fuse, type LegHit } from './fusion.js';
 import { type Correction, type LexicalTier, lexicalLeg } from './lexical-leg.js';
 import { mmrOrder } from './mmr.js';
@@ -49,6 +49,8 @@ export interface SearchResult {
   readonly hits: readonly SearchHit[];
   /** The lexical tiers that contributed ([] when the leg did not run or found nothing). */
   readonly lexicalTiers: readonly LexicalTier[];
+  /** Where the word tier was ranked; undefined when the lexical leg did not run (dense). */
+  readonly wordScoring: WordScoring | undefined;
   /** Query words taken for typos and what the lexical leg searched instead ([] when none, or the leg did not run). */
   readonly corrections: readonly Correction[];
 }
@@ -95,11 +97,12 @@ export function searchSnapshot(
   let dense: LegHit[] = [];
   if (options.mode !== 'lexical') {
     if (!queryVector) throw new Error(`a ${options.mode} search needs the query vector`);
-    dense = denseLeg(snapshot.vectors, queryVector, depth, filter.ranges);
+    // The dense leg: exact top-k by cosine among the rows the filter passes (docs/retrieval.md#dense-leg).
+    dense = snapshot.nearest(queryVector, depth, filter);
   }
   const lexical =
     options.mode === 'dense'
-      ? { chunkIds: [], scores: [], tiers: [], corrections: [] }
+      ? { chunkIds: [], scores: [], tiers: [], corrections: [], wordScoring: undefined }
       : lexicalLeg(options.query, depth, snapshot.lexical, filter.scope);
   // Dense alone keeps its cosine as the score.
   const candidates: FusedCandidate[] =
@@ -125,7 +128,7 @@ export function searchSnapshot(
     const c = chosen[i];
     return { ...row, score: c?.score ?? 0, denseRank: c?.denseRank, lexicalRank: c?.lexicalRank };
   });
-  return { hits, lexicalTiers: lexical.tiers, corrections: lexical.corrections };
+  return { hits, lexicalTiers: lexical.tiers, wordScoring: lexical.wordScoring, corrections: lexical.corrections };
 }
 
 /** The first `top` candidates of distinct notes: a note ranks at its best chunk. */
@@ -151,12 +154,12 @@ function diversify(
   top: number,
 ): FusedCandidate[] {
   const candidates = pool.slice(0, LEG_DEPTH);
-  const { data, dimension } = snapshot.vectors.matrix;
-  const rows = candidates.map((c) => snapshot.rowOf(c.chunkId));
-  const vectorOf = (i: number) => data.subarray((rows[i] ?? 0) * dimension, ((rows[i] ?? 0) + 1) * dimension);
+  const { dimension } = snapshot.meta;
+  const vectors = candidates.map((c) => snapshot.vectorOf(c.chunkId));
+  const vectorOf = (i: number) => vectors[i] ?? new Float32Array(dimension);
   const order = mmrOrder(
     candidates.map((c) => c.score),
-    (a, b) => dotRow(data, dimension, rows[a] ?? 0, vectorOf(b)),
+    (a, b) => dotRow(vectorOf(a), dimension, 0, vectorOf(b)),
     lambda,
     top,
   );

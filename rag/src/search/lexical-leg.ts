@@ -3,7 +3,7 @@ import { MAX_QUERY_TERMS, type QueryTerm, type QueryTerms, queryTerms } from '..
 import { TOKEN } from '../lexical/scripts.js';
 import { isCorrectable, nearestWords, trigramsOf } from '../lexical/typos.js';
 import type { LexicalTables } from '../snapshot/lexical-tables.js';
-import type { ChunkScope, RankedChunk, WordRanking } from '../words/word-ranking.js';
+import type { ChunkScope, RankedChunk, WordRanking, WordScoring } from '../words/word-ranking.js';
 
 /** The tiers of the lexical ranking, in rank order (docs/retrieval.md#lexical-leg). */
 export type LexicalTier = 'phrase' | 'words' | 'substrings';
@@ -21,6 +21,8 @@ export interface LexicalResult {
   readonly scores: readonly number[];
   /** The tiers that contributed (for the response header and tests). */
   readonly tiers: readonly LexicalTier[];
+  /** Where the word tier's frequencies and ranking were computed (docs/retrieval.md#snapshots). */
+  readonly wordScoring: WordScoring;
   /** The query words taken for typos, in query order, and what was searched instead. */
   readonly corrections: readonly Correction[];
 }
@@ -83,7 +85,7 @@ export function lexicalLeg(query: string, depth: number, source: LexicalSource, 
   if (listed.size < depth && trigrams && substrings.length > 0) {
     append('substrings', source.rankSubstrings(anyOf(substrings.map(quote)), scope, depth + listed.size));
   }
-  return { chunkIds: [...listed.keys()], scores: [...listed.values()], tiers, corrections };
+  return { chunkIds: [...listed.keys()], scores: [...listed.values()], tiers, corrections, wordScoring: words.scoring };
 }
 
 /**

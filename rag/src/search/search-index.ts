@@ -26,6 +26,7 @@ export interface SearchIndexOptions {
   readonly loadEmbedder?: (model: ModelSpec, cacheDir: string) => Promise<Embedder>;
   readonly onReload?: SnapshotSourceOptions['onReload'];
   readonly onWordIndex?: SnapshotSourceOptions['onWordIndex'];
+  readonly onMerge?: SnapshotSourceOptions['onMerge'];
   readonly clock?: () => number;
   /** Pause between reloads of a busy index (tests: none). */
   readonly reloadSpacing?: SnapshotSourceOptions['reloadSpacing'];
@@ -36,9 +37,9 @@ export interface SearchIndexOptions {
    */
   readonly loadModel?: 'at-start' | 'when-needed';
   /**
-   * Builds the in-memory word index in the background (default true): a
-   * server's lexical leg then ranks from memory; a one-shot search does not
-   * need it (docs/retrieval.md#snapshots).
+   * Keeps the word tier's postings in memory (default true): a server's
+   * lexical leg then ranks from memory; a one-shot search does not need them
+   * (docs/retrieval.md#snapshots).
    */
   readonly memoryWords?: boolean;
 }
@@ -56,6 +57,8 @@ export class SearchIndex {
   private readonly loadModelAtStart: boolean;
   /** One ranking step per event-loop turn (docs/retrieval.md#query-limits). */
   private readonly turns = new TurnQueue();
+  /** The first load of the snapshot source, once `start()` began it. */
+  #firstLoad: Promise<void> | undefined;
 
   constructor(options: SearchIndexOptions) {
     const { model, modelCacheDir } = options;
@@ -66,6 +69,7 @@ export class SearchIndex {
       clock: options.clock,
       onReload: options.onReload,
       onWordIndex: options.onWordIndex,
+      onMerge: options.onMerge,
       reloadSpacing: options.reloadSpacing,
       memoryWords: options.memoryWords,
     });
@@ -79,7 +83,8 @@ export class SearchIndex {
   /** Starts loading the model in the background (unless `loadModel` says when needed); resolves once the first snapshot has loaded or failed. */
   async start(): Promise<void> {
     if (this.loadModelAtStart) this.embedder?.start();
-    await this.snapshots.start();
+    this.#firstLoad ??= this.snapshots.start();
+    await this.#firstLoad;
   }
 
   /** The query model's state; an index without vectors needs none and is always ready. */
@@ -92,12 +97,6 @@ export class SearchIndex {
     await this.embedder?.settled();
   }
 
-  /** Resolves once the current snapshot's word index is ready or known to be unavailable. */
-  async wordIndexSettled(): Promise<void> {
-    const state = this.snapshots.current;
-    if (state.kind === 'ready') await state.snapshot.wordIndexSettled();
-  }
-
   /**
    * One search: the query is embedded first when the dense leg runs, then the
    * current snapshot is searched without yielding. Throws RagError
@@ -105,6 +104,8 @@ export class SearchIndex {
    * ERR_NO_VECTORS; a failure is never an empty result.
    */
   async search(options: SearchOptions): Promise<SearchResult> {
+    // A search that arrives while a server's first snapshot loads waits for it (docs/retrieval.md#snapshots).
+    if (this.snapshots.current.kind === 'loading') await this.#firstLoad;
     this.snapshots.check();
     // No index yet is said first: embedding the query (or failing to load a model) would not change it.
     const before = this.snapshots.current;

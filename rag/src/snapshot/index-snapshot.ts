@@ -1,17 +1,20 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { hasAnyTag, normalizeTag } from '../chunk/tags.js';
 import type { ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
+import type { LogPosition } from '../store/change-log.js';
 import { type VaultCounts, vaultCounts } from '../store/index-contents.js';
 import { assertIndexMatches, type IndexMeta } from '../store/index-meta.js';
-import { loadVectorMatrixCooperatively, type VectorMatrix } from '../store/load-vectors.js';
 import { openDatabase } from '../store/open-database.js';
 import { asRow, num, text } from '../store/rows.js';
-import { Int8VectorSearch } from '../vectors/int8-scan.js';
-import { exactScan, noVectors, type RowRange, rangesFor, type VectorSearch } from '../vectors/vector-scan.js';
-import { WordIndex, type WordIndexState } from '../words/word-index.js';
+import type { ScoredRow } from '../vectors/top-k.js';
+import { type RowRange, rangesFor } from '../vectors/vector-scan.js';
+import { sharedFts5Mirror } from '../words/fts5-mirror.js';
+import type { Fts5Totals } from '../words/fts5-totals.js';
+import { MemoryWords } from '../words/memory-words.js';
 import type { ChunkScope } from '../words/word-ranking.js';
+import type { PostingRows } from '../words/word-segment.js';
 import {
   HIT_ROWS_SQL,
   type HitRow,
@@ -21,7 +24,10 @@ import {
   readNoteRows,
 } from './hit-rows.js';
 import { LexicalTables } from './lexical-tables.js';
-import { intersectRanges, rangesOfRows } from './row-ranges.js';
+import { type FollowedSnapshot, loadSegments, type SnapshotLoad } from './load-segments.js';
+import { rangesHolding } from './row-ranges.js';
+import type { SegmentSet } from './segment-set.js';
+import { type SegmentJobs, SegmentWorker } from './segment-worker-client.js';
 
 /** Memory-mapped reads: the full-text tables of 100k chunks are hundreds of MB, read through the page cache. */
 const MMAP_BYTES = 4 * 1024 ** 3;
@@ -32,95 +38,145 @@ export interface SnapshotFacets {
   readonly tags: readonly { readonly tag: string; readonly notes: number }[];
 }
 
-/** A vault and namespace filter over one snapshot: row ranges for the vectors, a scope for the full-text tables. */
+/** A vault, namespace and tag filter over one snapshot (undefined lists: no restriction). */
 export interface SnapshotFilter {
-  readonly ranges: readonly RowRange[];
+  readonly vaults: readonly string[] | undefined;
+  readonly namespaces: readonly string[] | undefined;
+  /** The same for the full-text tables (a vault list naming every vault of the index is none). */
   readonly scope: ChunkScope;
 }
 
-/** The vectors of one vectors generation, and what is derived from them: shared by the snapshots of that generation. */
-interface LoadedVectors {
-  readonly generation: string | undefined;
-  readonly search: VectorSearch;
-  readonly rowOfChunk: ReadonlyMap<number, number>;
-  /** The word table's index in memory, in the rows of the vectors (docs/retrieval.md#snapshots). */
-  readonly words: WordIndex;
-}
-
 export interface SnapshotOptions {
+  readonly model: ModelSpec;
+  readonly clock?: () => number;
   /**
-   * Builds the in-memory word index for a newly loaded generation (default
-   * true); false ranks the word tier in SQLite only (benchmarks compare both).
+   * The snapshot served until now: when the index is the same file and its
+   * change log reaches back to that snapshot's state, the new one is that
+   * snapshot's in-memory index plus what changed since (docs/retrieval.md#snapshots).
+   */
+  readonly previous?: IndexSnapshot;
+  /**
+   * Keeps the word tier's postings in memory (default true); false ranks the
+   * word tier in SQLite only (a one-shot search; benchmarks compare both).
    */
   readonly memoryWords?: boolean;
+  /** Where segments are built; default a worker thread of its own for this call. */
+  readonly worker?: SegmentJobs;
 }
 
 /**
  * One consistent state of the index: a connection that holds a read
  * transaction open (WAL keeps that state readable while `index` commits),
- * and the vectors of the same state. Every read of a request goes through
- * one snapshot, so a request never mixes two states and never sees a file
- * half-updated.
+ * and the in-memory index of the same state (vectors and word postings, in
+ * segments). Every read of a request goes through one snapshot, so a request
+ * never mixes two states and never sees a file half-updated.
  */
 export class IndexSnapshot {
-  readonly vectors: VectorSearch;
   readonly lexical: LexicalTables;
-  private readonly rowOfChunk: ReadonlyMap<number, number>;
+  readonly vaults: readonly VaultCounts[];
   private readonly hitRowsStatement: Database.Statement;
   private readonly noteStatements: { readonly of: Database.Statement; readonly chunks: Database.Statement };
   /** The notes that have tags, read at the first tag filter (a snapshot's state never changes). */
   private taggedNotes: readonly { readonly fileId: number; readonly tags: readonly string[] }[] | undefined;
+  #segments: SegmentSet;
+  #words: MemoryWords | undefined;
 
   private constructor(
     private readonly db: Database.Database,
     readonly meta: IndexMeta,
-    private readonly loaded: LoadedVectors,
-    readonly vaults: readonly VaultCounts[],
+    /** The state of the change log this snapshot reads. */
+    readonly position: LogPosition,
+    /** FTS5's totals in this state (read when the word tier is in memory). */
+    readonly totals: Fts5Totals | undefined,
+    segments: SegmentSet,
+    /** The index file's inode when the snapshot was taken: another file is never followed by its changes. */
+    readonly inode: number,
+    readonly load: SnapshotLoad,
     readonly loadedAtMs: number,
     readonly loadDurationMs: number,
   ) {
-    this.vectors = loaded.search;
-    this.rowOfChunk = loaded.rowOfChunk;
-    this.lexical = new LexicalTables(db, meta.lexicalLayout, this.chunks, () => loaded.words.ready);
+    this.#segments = segments;
+    this.#words = wordsOf(segments, totals);
+    this.vaults = vaultCounts(db);
+    this.lexical = new LexicalTables(db, meta.lexicalLayout, this.chunks, () => this.#words);
     this.hitRowsStatement = db.prepare(HIT_ROWS_SQL);
     this.noteStatements = { of: db.prepare(NOTE_OF_CHUNKS_SQL), chunks: db.prepare(NOTE_CHUNKS_SQL) };
-    // Last: a snapshot that fails to prepare its statements never holds the word index (nor starts its build).
-    loaded.words.retain();
   }
 
   /**
-   * Opens the index at `file` and loads it, yielding to the event loop while
-   * the vectors load. Refuses an index of another format or model. When the
-   * index's vectors generation is that of `previous` (only metadata, such as
-   * a finished run's timestamp or a file's mtime, changed since), the new
-   * snapshot shares its vectors and its word index instead of loading them
-   * again; else it starts building the word index in the background.
+   * Opens the index at `file` and loads its in-memory index: the previous
+   * snapshot's plus what changed since, when it can follow it, else the whole
+   * index in a worker thread. Refuses an index of another format or model.
    */
-  static async open(
-    file: string,
-    model: ModelSpec,
-    clock: () => number,
-    previous?: IndexSnapshot,
-    options: SnapshotOptions = {},
-  ): Promise<IndexSnapshot> {
+  static async open(file: string, options: SnapshotOptions): Promise<IndexSnapshot> {
+    if (options.worker === undefined) {
+      const worker = new SegmentWorker();
+      try {
+        return await IndexSnapshot.open(file, { ...options, worker });
+      } finally {
+        await worker.close();
+      }
+    }
+    const { worker } = options;
     if (!existsSync(file)) throw new RagError('ERR_INDEX_MISSING', `no index at ${file}; run 'notegate-rag index'`);
+    const clock = options.clock ?? Date.now;
     const startedAtMs = clock();
+    const inode = statSync(file).ino;
     const db = openDatabase(file, { reader: true });
     try {
       db.pragma(`mmap_size = ${MMAP_BYTES}`);
-      // The snapshot is taken by the first read after BEGIN and held until close().
-      db.exec('BEGIN');
-      const meta = assertIndexMatches(db, file, model, "run 'notegate-rag index --rebuild', then restart serve");
-      const generation = meta.vectorsGeneration;
-      const reusable = generation !== undefined && previous?.loaded.generation === generation;
-      const loaded = reusable
-        ? previous.loaded
-        : await loadVectors(db, meta, { file, clock, memoryWords: options.memoryWords ?? true });
-      return new IndexSnapshot(db, meta, loaded, vaultCounts(db), clock(), clock() - startedAtMs);
+      const advice = "run 'notegate-rag index --rebuild', then restart serve";
+      // Refused before anything is loaded; checked again inside the snapshot's transaction.
+      assertIndexMatches(db, file, options.model, advice);
+      const previous = options.previous?.inode === inode ? options.previous.followed : undefined;
+      const loaded = await loadSegments(db, {
+        file,
+        model: options.model,
+        previous,
+        memoryWords: options.memoryWords ?? true,
+        worker,
+        begin: () => {
+          // The snapshot is taken by the first read after BEGIN and held until close().
+          db.exec('BEGIN');
+          return assertIndexMatches(db, file, options.model, advice);
+        },
+      });
+      return new IndexSnapshot(
+        db,
+        loaded.meta,
+        loaded.position,
+        loaded.totals,
+        loaded.segments,
+        inode,
+        loaded.load,
+        clock(),
+        clock() - startedAtMs,
+      );
     } catch (err) {
       db.close();
       throw err;
     }
+  }
+
+  /** The in-memory index of this state. */
+  get segments(): SegmentSet {
+    return this.#segments;
+  }
+
+  /** The word tier's index in memory of this state; undefined when SQLite ranks it. */
+  get words(): MemoryWords | undefined {
+    return this.#words;
+  }
+
+  /** For the snapshot source: the same state's in-memory index, merged otherwise (docs/retrieval.md#snapshots). */
+  replaceSegments(segments: SegmentSet): void {
+    this.#segments = segments;
+    this.#words = wordsOf(segments, this.totals);
+  }
+
+  /** What the next snapshot needs of this one to follow it. */
+  private get followed(): FollowedSnapshot {
+    return { position: this.position, segments: this.#segments, totals: this.totals, db: this.db };
   }
 
   get files(): number {
@@ -131,10 +187,16 @@ export class IndexSnapshot {
     return this.vaults.reduce((sum, v) => sum + v.chunks, 0);
   }
 
+  /** The dense leg's back end, as /health names it (every segment is built the same way). */
+  get vectorBackend(): string {
+    return this.#segments.states[0]?.segment.vectors.backend ?? 'none';
+  }
+
   /**
    * Undefined lists are no restriction; a vault list naming every vault of the index is none either.
    * Tags (docs/retrieval.md#tags) narrow the vault and namespace filter to the chunks of notes that
-   * have one of them, as files for SQLite and as rows for the vectors and the memory.
+   * have one of them: files for SQLite, and in each segment the rows of those chunks for the vectors
+   * and the memory.
    */
   filter(
     vaults: readonly string[] | undefined,
@@ -142,17 +204,25 @@ export class IndexSnapshot {
     tags?: readonly string[],
   ): SnapshotFilter {
     const everyVault = vaults === undefined || this.vaults.every((v) => vaults.includes(v.vault));
-    const ranges = rangesFor(this.vectors.matrix, vaults, namespaces);
     const scope = { vaults: everyVault ? undefined : vaults, namespaces };
-    if (tags === undefined) return { ranges, scope };
+    if (tags === undefined) return { vaults, namespaces, scope };
     const wanted = tags.map(normalizeTag);
     const fileIds = this.notesWithTags().flatMap((note) => (hasAnyTag(note.tags, wanted) ? [note.fileId] : []));
-    const chunkIds = this.db
-      .prepare('SELECT id FROM chunks WHERE file_id IN (SELECT value FROM json_each(?))')
-      .pluck()
-      .all(JSON.stringify(fileIds));
-    const rows = intersectRanges(ranges, rangesOfRows(chunkIds.map((id) => this.rowOf(Number(id)))));
-    return { ranges: rows, scope: { ...scope, narrowed: { fileIds, rows } } };
+    const chunkIds = new Set(
+      this.db
+        .prepare('SELECT id FROM chunks WHERE file_id IN (SELECT value FROM json_each(?))')
+        .pluck()
+        .all(JSON.stringify(fileIds))
+        .map(Number),
+    );
+    // Both legs ask for the same segments' rows: each segment's are found once per filter.
+    const found = new Map<PostingRows, RowRange[]>();
+    const rangesIn = (rows: PostingRows): RowRange[] => {
+      const ranges = found.get(rows) ?? rangesHolding(rows.chunkIds, rangesFor(rows, vaults, namespaces), chunkIds);
+      found.set(rows, ranges);
+      return ranges;
+    };
+    return { vaults, namespaces, scope: { ...scope, narrowed: { fileIds, rangesIn } } };
   }
 
   /**
@@ -161,11 +231,7 @@ export class IndexSnapshot {
    * with the notes that have it or a tag nested below it.
    */
   facets(): SnapshotFacets {
-    const namespaces = this.vectors.matrix.partitions.map((p) => ({
-      vault: p.vault,
-      namespace: p.namespace,
-      chunks: p.end - p.start,
-    }));
+    const namespaces = this.#segments.chunksByGroup();
     const notesOfTag = new Map<string, Set<number>>();
     for (const note of this.notesWithTags()) {
       for (const tag of note.tags.map(normalizeTag)) {
@@ -196,11 +262,24 @@ export class IndexSnapshot {
     return this.taggedNotes;
   }
 
-  /** The matrix row of a chunk; a chunk missing from its own snapshot is a broken index. */
-  rowOf(chunkId: number): number {
-    const row = this.rowOfChunk.get(chunkId);
-    if (row === undefined) throw new RagError('ERR_INDEX_SCHEMA', `chunk ${chunkId} has no vector in the index`);
-    return row;
+  /** The `k` chunks nearest the query among those the filter passes, best first (exact; docs/retrieval.md#dense-leg). */
+  nearest(query: Float32Array, k: number, filter: SnapshotFilter): ScoredRow[] {
+    if (query.length !== this.meta.dimension) {
+      throw new Error(`query vector has ${query.length} dimensions, the index ${this.meta.dimension}`);
+    }
+    const { vaults, namespaces, scope } = filter;
+    return this.#segments.nearest(
+      query,
+      k,
+      (segment) => scope.narrowed?.rangesIn(segment.matrix) ?? rangesFor(segment.matrix, vaults, namespaces),
+    );
+  }
+
+  /** A chunk's stored vector; a chunk missing from its own snapshot is a broken index. */
+  vectorOf(chunkId: number): Float32Array {
+    const vector = this.#segments.vectorOf(chunkId);
+    if (vector === undefined) throw new RagError('ERR_INDEX_SCHEMA', `chunk ${chunkId} has no vector in the index`);
+    return vector;
   }
 
   /** The rows of the hits, in the order asked; throws when one is missing (never a silently shorter list). */
@@ -222,56 +301,14 @@ export class IndexSnapshot {
   noteRows(chunkIds: readonly number[]): HitRow[] {
     return readNoteRows({ hits: this.hitRowsStatement, notes: this.noteStatements.chunks }, chunkIds);
   }
-
-  /** The in-memory word index of this snapshot's generation: building, ready or unavailable (SQLite ranks). */
-  get wordIndex(): WordIndexState {
-    return this.loaded.words.state;
-  }
-
-  /** Resolves once the word index is ready or known to be unavailable. */
-  wordIndexSettled(): Promise<void> {
-    return this.loaded.words.settled();
-  }
-
   close(): void {
-    if (!this.db.open) return;
-    this.db.close();
-    this.loaded.words.release();
+    if (this.db.open) this.db.close();
   }
 }
 
-/**
- * Loads the vectors of the snapshot `db` holds open, and maps chunk ids to
- * their rows; the word index is built for a known generation only (a build
- * on its own connection can only check that it reads the same state by it).
- */
-async function loadVectors(
-  db: Database.Database,
-  meta: IndexMeta,
-  words: { readonly file: string; readonly clock: () => number; readonly memoryWords: boolean },
-): Promise<LoadedVectors> {
-  const matrix = await loadVectorMatrixCooperatively(db, meta.dimension);
-  const search = await fastestSearch(matrix);
-  const rowOfChunk = new Map<number, number>();
-  const { chunkIds, partitions } = matrix;
-  for (let row = 0; row < chunkIds.length; row += 1) rowOfChunk.set(chunkIds[row] ?? 0, row);
-  const generation = meta.vectorsGeneration;
-  const wordIndex = !words.memoryWords
-    ? WordIndex.unavailable('switched off')
-    : generation === undefined
-      ? WordIndex.unavailable('the index records no vectors generation')
-      : WordIndex.of({ file: words.file, generation, rows: { chunkIds, partitions } }, words.clock);
-  return { generation, search, rowOfChunk, words: wordIndex };
-}
-
-/** The WebAssembly int8 scan where it runs (Node 20 has SIMD); the plain scan otherwise (`--jitless`, odd dimensions). */
-async function fastestSearch(matrix: VectorMatrix): Promise<VectorSearch> {
-  if (matrix.dimension === 0) return noVectors(matrix);
-  try {
-    return await Int8VectorSearch.build(matrix);
-  } catch {
-    return exactScan(matrix);
-  }
+function wordsOf(segments: SegmentSet, totals: Fts5Totals | undefined): MemoryWords | undefined {
+  const words = segments.wordSegments();
+  return words && totals ? new MemoryWords(words, totals, sharedFts5Mirror()) : undefined;
 }
 
 /** The `tags` column: a JSON list of strings, as the store writes it. */

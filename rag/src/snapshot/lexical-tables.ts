@@ -4,12 +4,9 @@ import type { LexicalLayout } from '../store/schema.js';
 import { Fts5Table } from '../words/fts5-table.js';
 import type { MemoryWords } from '../words/memory-words.js';
 import { SqliteWords } from '../words/sqlite-words.js';
-import type { ChunkScope, RankedChunk, WordRanking } from '../words/word-ranking.js';
+import type { ChunkScope, RankedChunk, WordRanking, WordScoring } from '../words/word-ranking.js';
 
 const MAX_CACHED_SUBSTRING_COUNTS = 10_000;
-
-/** Where the word tier's BM25 is computed (docs/retrieval.md#lexical-leg); /health reports it. */
-export type WordScoring = 'memory' | 'sqlite';
 
 /**
  * The full-text side of one snapshot: the word table, ranked in SQLite or,

@@ -12,19 +12,15 @@ export function rangesOfRows(rows: readonly number[]): RowRange[] {
   return ranges;
 }
 
-/** The rows in both lists of ascending, disjoint ranges, as such a list. */
-export function intersectRanges(a: readonly RowRange[], b: readonly RowRange[]): RowRange[] {
-  const both: RowRange[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length && j < b.length) {
-    const [aStart, aEnd] = a[i] ?? [0, 0];
-    const [bStart, bEnd] = b[j] ?? [0, 0];
-    const start = Math.max(aStart, bStart);
-    const end = Math.min(aEnd, bEnd);
-    if (start < end) both.push([start, end]);
-    if (aEnd < bEnd) i += 1;
-    else j += 1;
+/** The rows of `ranges` whose chunk (by `chunkIds`, one per row) is one of `chosen`, as the fewest ascending ranges. */
+export function rangesHolding(
+  chunkIds: ArrayLike<number>,
+  ranges: readonly RowRange[],
+  chosen: ReadonlySet<number>,
+): RowRange[] {
+  const held: number[] = [];
+  for (const [start, end] of ranges) {
+    for (let row = start; row < end; row += 1) if (chosen.has(chunkIds[row] ?? -1)) held.push(row);
   }
-  return both;
+  return rangesOfRows(held);
 }

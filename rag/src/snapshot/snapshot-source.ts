@@ -4,19 +4,27 @@ import type { ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
 import { openDatabase } from '../store/open-database.js';
 import type { WordIndexState } from '../words/word-index.js';
+import { applyMerge } from './apply-merge.js';
 import { IndexSnapshot } from './index-snapshot.js';
+import type { SnapshotLoad } from './load-segments.js';
+import { chooseMerge } from './merge-policy.js';
+import { SegmentWorker } from './segment-worker-client.js';
 
 /** How often the index is checked for changes without requests (each request checks too). */
-const POLL_INTERVAL_MS = 1_000;
-/**
- * Reloads of a busy index are spaced by at least this, and by ten times the
- * last load's duration, so a long `index` run beside the server costs it at
- * most ~10% of one core.
- */
-const MIN_RELOAD_SPACING_MS = 2_000;
+const POLL_INTERVAL_MS = 250;
+/** Ours: reloads of a busy index are spaced by at least this. */
+const MIN_RELOAD_SPACING_MS = 100;
 
-function reloadSpacingMs(lastLoadMs: number): number {
-  return Math.max(MIN_RELOAD_SPACING_MS, 10 * lastLoadMs);
+/**
+ * The pause before the next reload (docs/retrieval.md#snapshots). A load that
+ * followed the changes cost what they changed, mostly in a worker thread, and
+ * so does the first load of a server: the floor. A load that could not follow
+ * (failed, or loaded whole over a served snapshot: another log, a reader too
+ * far behind) would cost as much again: ten times its duration, so that such
+ * loads beside a long `index` run cost the server at most ~10% of a core.
+ */
+function reloadSpacingMs(lastLoadMs: number, followed: boolean): number {
+  return followed ? MIN_RELOAD_SPACING_MS : Math.max(MIN_RELOAD_SPACING_MS, 10 * lastLoadMs);
 }
 
 export type SnapshotState =
@@ -29,14 +37,25 @@ export interface SnapshotSourceOptions {
   readonly indexPath: string;
   readonly model: ModelSpec;
   readonly clock?: () => number;
-  /** Pause before the next reload may start, given the last load's duration (default: reloadSpacingMs). */
-  readonly reloadSpacing?: (lastLoadMs: number) => number;
-  readonly onReload?: (event: { chunks: number; durationMs: number } | { error: string }) => void;
-  /** Builds each generation's in-memory word index (default true; see IndexSnapshot.open). */
+  /** Pause before the next reload may start, given the last load's duration and whether it followed (default: reloadSpacingMs). */
+  readonly reloadSpacing?: (lastLoadMs: number, followed: boolean) => number;
+  readonly onReload?: (event: ReloadEvent) => void;
+  /** Keeps the word tier's postings in memory (default true; see IndexSnapshot.open). */
   readonly memoryWords?: boolean;
-  /** How each new generation's word index ended: ready, or unavailable and why (SQLite ranks then). */
-  readonly onWordIndex?: (state: Exclude<WordIndexState, { kind: 'building' }>) => void;
+  /** How the word index of each whole load ended: ready, or unavailable and why (SQLite ranks then). */
+  readonly onWordIndex?: (state: WordIndexState) => void;
+  /** When a merge of segments starts, and how it ended (docs/retrieval.md#snapshots). */
+  readonly onMerge?: (event: MergeEvent) => void;
 }
+
+export type MergeEvent =
+  | { readonly kind: 'started'; readonly segments: number; readonly rows: number }
+  | { readonly kind: 'merged'; readonly segments: number; readonly rows: number; readonly durationMs: number }
+  | { readonly kind: 'failed'; readonly error: string };
+
+export type ReloadEvent =
+  | { readonly chunks: number; readonly durationMs: number; readonly load: SnapshotLoad }
+  | { readonly error: string };
 
 /**
  * Keeps the current index snapshot and follows the file: `PRAGMA
@@ -44,7 +63,10 @@ export interface SnapshotSourceOptions {
  * (an `index` run) commits, and the file's inode changes when it is replaced.
  * A change loads a new snapshot in the background while requests keep using
  * the old one; the swap is one assignment, so a request sees one or the other.
- * The new snapshot loads the vectors again only when their generation changed.
+ * The new snapshot's in-memory index is the old one's plus what changed
+ * (docs/retrieval.md#snapshots), built in a worker thread; another worker
+ * merges segments in the background, and the merged index replaces the
+ * current snapshot's between two requests (the same state, laid out anew).
  */
 export class SnapshotSource {
   private state: SnapshotState = { kind: 'loading' };
@@ -55,6 +77,12 @@ export class SnapshotSource {
   private nextReloadAtMs = 0;
   private timer: NodeJS.Timeout | undefined;
   private readonly clock: () => number;
+  /** Builds segments: whole loads and each commit's changes (one at a time, as loads are). */
+  private readonly builder = new SegmentWorker();
+  /** Merges segments, beside the builder, so that a commit never waits for a merge. */
+  private readonly merger = new SegmentWorker();
+  private merging = false;
+  private closed = false;
 
   constructor(private readonly options: SnapshotSourceOptions) {
     this.clock = options.clock ?? Date.now;
@@ -101,8 +129,11 @@ export class SnapshotSource {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     if (this.timer) clearInterval(this.timer);
+    await this.merger.close();
     await this.settled();
+    await this.builder.close();
     if (this.state.kind === 'ready') this.state.snapshot.close();
     this.probe?.db.close();
     this.probe = undefined;
@@ -115,31 +146,29 @@ export class SnapshotSource {
     return this.reloading;
   }
 
-  /** Reports the build once it ends, unless a newer snapshot has replaced this one meanwhile. */
-  private async reportWordIndex(snapshot: IndexSnapshot): Promise<void> {
-    await snapshot.wordIndexSettled();
-    const state = snapshot.wordIndex;
-    const current = this.state.kind === 'ready' && this.state.snapshot === snapshot;
-    if (current && state.kind !== 'building') this.options.onWordIndex?.(state);
-  }
-
   private async load(): Promise<void> {
     this.changed = false;
     const { indexPath, model, onReload } = this.options;
     const startedAtMs = this.clock();
+    let followed = false;
     try {
       // The version is read before the snapshot is taken, so a commit in between only causes one more reload.
       this.loadedVersion = this.openProbe();
       const previous = this.state;
-      // Most commits (a finished no-op run, mtime updates) leave the vectors as they were: those are kept.
-      const current = previous.kind === 'ready' ? previous.snapshot : undefined;
-      const snapshot = await IndexSnapshot.open(indexPath, model, this.clock, current, {
+      const snapshot = await IndexSnapshot.open(indexPath, {
+        model,
+        clock: this.clock,
+        // The snapshot served follows the index's changes; another state (failed, missing) is loaded whole.
+        previous: previous.kind === 'ready' ? previous.snapshot : undefined,
         memoryWords: this.options.memoryWords,
+        worker: this.builder,
       });
       this.state = { kind: 'ready', snapshot };
+      followed = snapshot.load.kind !== 'whole' || previous.kind === 'loading';
       if (previous.kind === 'ready') previous.snapshot.close();
-      onReload?.({ chunks: snapshot.chunks, durationMs: snapshot.loadDurationMs });
-      if (snapshot.wordIndex.kind === 'building') void this.reportWordIndex(snapshot);
+      onReload?.({ chunks: snapshot.chunks, durationMs: snapshot.loadDurationMs, load: snapshot.load });
+      if (snapshot.load.kind === 'whole') this.options.onWordIndex?.(snapshot.load.wordIndex);
+      this.mergeWhenDue();
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       const previous = this.state;
@@ -151,7 +180,46 @@ export class SnapshotSource {
       onReload?.({ error: reason });
     }
     const tookMs = this.clock() - startedAtMs;
-    this.nextReloadAtMs = this.clock() + (this.options.reloadSpacing ?? reloadSpacingMs)(tookMs);
+    this.nextReloadAtMs = this.clock() + (this.options.reloadSpacing ?? reloadSpacingMs)(tookMs, followed);
+  }
+
+  /** Starts a merge in the merging worker when the policy asks for one and none is running. */
+  private mergeWhenDue(): void {
+    const state = this.state;
+    if (this.merging || this.closed || state.kind !== 'ready') return;
+    const set = state.snapshot.segments;
+    const chosen = chooseMerge(set.states.map((s) => ({ rows: s.segment.rowCount, deleted: s.deletedCount })));
+    if (chosen === undefined) return;
+    const sources = chosen.map((i) => set.stateAt(i));
+    const startedAtMs = this.clock();
+    this.merging = true;
+    const rows = sources.reduce((sum, s) => sum + s.segment.rowCount, 0);
+    this.options.onMerge?.({ kind: 'started', segments: sources.length, rows });
+    void this.merger
+      .run({ kind: 'merge', sources: sources.map((s) => ({ parts: s.segment.parts, deleted: s.deleted })) })
+      .then(async (merged) => {
+        // Installed between two loads, never in the middle of one (which started from the sources).
+        await this.settled();
+        const served = this.state;
+        if (this.closed || served.kind !== 'ready') return;
+        const replaced = applyMerge(served.snapshot.segments, sources, merged);
+        if (replaced === undefined) return;
+        served.snapshot.replaceSegments(replaced);
+        this.options.onMerge?.({
+          kind: 'merged',
+          segments: sources.length,
+          rows: merged.parts.matrix.count,
+          durationMs: this.clock() - startedAtMs,
+        });
+      })
+      .catch((err: unknown) => {
+        if (!this.closed)
+          this.options.onMerge?.({ kind: 'failed', error: err instanceof Error ? err.message : String(err) });
+      })
+      .finally(() => {
+        this.merging = false;
+        this.mergeWhenDue();
+      });
   }
 
   /** (Re)opens the change probe on the current file; returns its data version. */

@@ -3,7 +3,7 @@ import type Database from 'better-sqlite3';
 import type { ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
 import { asRow, text } from './rows.js';
-import { type LexicalLayout, SCHEMA_VERSION, UPGRADABLE_SCHEMA_VERSION } from './schema.js';
+import { type LexicalLayout, SCHEMA_VERSION, UPGRADABLE_VERSIONS } from './schema.js';
 
 /** What the `meta` table records about the index as a whole. */
 export interface IndexMeta {
@@ -19,12 +19,11 @@ export interface IndexMeta {
   /** End of the last finished `index` run; undefined before the first. */
   readonly lastIndexedAtMs: number | undefined;
   /**
-   * A fresh value in every transaction that changes chunks or vectors (and
-   * their FTS rows): a snapshot with the same generation as the previous one
-   * keeps its vectors. Undefined in an index written before it was recorded
-   * (unknown: reload).
+   * Names the change log (docs/retrieval.md#index-format): a fresh random
+   * value when the index is created or rebuilt, so that a reader never takes
+   * the sequence numbers of one log for those of another.
    */
-  readonly vectorsGeneration: string | undefined;
+  readonly changeLogId: string;
 }
 
 export const META_KEYS = {
@@ -37,15 +36,12 @@ export const META_KEYS = {
   fingerprintInputs: 'fingerprint_inputs',
   createdAtMs: 'created_at_ms',
   lastIndexedAtMs: 'last_indexed_at_ms',
-  vectorsGeneration: 'vectors_generation',
+  changeLogId: 'change_log_id',
+  changeLogPrunedThrough: 'change_log_pruned_through',
 } as const;
 
-/**
- * A new vectors generation. Random rather than a counter, so that it never
- * repeats across a rebuild (which drops the meta table) or a replaced file:
- * two snapshots with the same generation hold the same vectors.
- */
-export function newVectorsGeneration(): string {
+/** The name of a new change log. Random, so that it never repeats across a rebuild or a replaced file. */
+export function newChangeLogId(): string {
   return randomUUID();
 }
 
@@ -77,23 +73,14 @@ export function readIndexMeta(db: Database.Database): IndexMeta {
     fingerprint: values.get(META_KEYS.fingerprint) ?? '',
     createdAtMs: Number(required(META_KEYS.createdAtMs)),
     lastIndexedAtMs: last === undefined ? undefined : Number(last),
-    vectorsGeneration: values.get(META_KEYS.vectorsGeneration),
+    changeLogId: required(META_KEYS.changeLogId),
   };
 }
 
 /** The index's metadata, once the file is known to be an index of this format; refuses anything else. */
 export function readCheckedIndexMeta(db: Database.Database, file: string): IndexMeta {
   const version = Number(db.pragma('user_version', { simple: true }));
-  if (version !== SCHEMA_VERSION) {
-    throw new RagError(
-      'ERR_INDEX_SCHEMA',
-      version === 0
-        ? `${file} is not a notegate index (or it is still being created); run 'notegate-rag index'`
-        : version === UPGRADABLE_SCHEMA_VERSION
-          ? `index ${file} has format version ${version}, this version reads ${SCHEMA_VERSION}; run 'notegate-rag index' once to upgrade it in place`
-          : `index ${file} has format version ${version}, this version reads ${SCHEMA_VERSION}; run 'notegate-rag index --rebuild'`,
-    );
-  }
+  if (version !== SCHEMA_VERSION) throw new RagError('ERR_INDEX_SCHEMA', formatRefusal(file, version));
   return readIndexMeta(db);
 }
 
@@ -112,6 +99,16 @@ export function assertIndexMatches(db: Database.Database, file: string, model: M
     );
   }
   return meta;
+}
+
+/** What to do about an index of another format version: formats 2 and 3 are upgraded in place by the next `index` run. */
+function formatRefusal(file: string, version: number): string {
+  if (version === 0) return `${file} is not a notegate index (or it is still being created); run 'notegate-rag index'`;
+  const found = `index ${file} has format version ${version}, this version reads ${SCHEMA_VERSION}`;
+  const upgrade = UPGRADABLE_VERSIONS.get(version);
+  return upgrade === undefined
+    ? `${found}; run 'notegate-rag index --rebuild'`
+    : `${found}; run 'notegate-rag index' once to upgrade it in place (${upgrade})`;
 }
 
 export function writeMeta(db: Database.Database, values: Readonly<Record<string, string | number>>): void {

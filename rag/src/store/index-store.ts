@@ -1,21 +1,15 @@
 import { runSteps, type Steps } from '@notegate/kit';
 import type Database from 'better-sqlite3';
 import { RagError } from '../errors/rag-error.js';
-import { lexicalIndexText } from '../lexical/index-text.js';
+import { pruneChangeLog } from './change-log.js';
 import { type FileRow, fileRowOf } from './index-contents.js';
-import {
-  type IndexMeta,
-  META_KEYS,
-  newVectorsGeneration,
-  readIndexMeta,
-  readMetaValues,
-  writeMeta,
-} from './index-meta.js';
+import { type IndexMeta, META_KEYS, readIndexMeta, readMetaValues, writeMeta } from './index-meta.js';
 import { openDatabase } from './open-database.js';
 import { type OpenIndexOptions, prepareSchema } from './prepare-schema.js';
 import { asRow, num, text } from './rows.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { encodeVector } from './vector-codec.js';
+import { wordTableColumns } from './word-table-text.js';
 
 export interface FileRecord {
   readonly vault: string;
@@ -81,8 +75,13 @@ export class IndexStore {
     return readIndexMeta(this.db);
   }
 
-  fileRows(vault: string): Map<string, FileRow> {
-    const rows = this.statements.filesOfVault.all(vault).map((row) => fileRowOf(asRow(row)));
+  /** What the index knows about the files of a vault; with `paths`, about those files only. */
+  fileRows(vault: string, paths?: readonly string[]): Map<string, FileRow> {
+    const found =
+      paths === undefined
+        ? this.statements.filesOfVault.all(vault)
+        : this.statements.filesAt.all(vault, JSON.stringify(paths));
+    const rows = found.map((row) => fileRowOf(asRow(row)));
     return new Map(rows.map((row) => [row.path, row]));
   }
 
@@ -150,7 +149,6 @@ export class IndexStore {
     let committed = false;
     try {
       yield* change;
-      this.vectorsChanged();
       this.db.exec('COMMIT');
       committed = true;
     } finally {
@@ -178,9 +176,7 @@ export class IndexStore {
       ).lastInsertRowid;
       this.insertWords?.run(
         chunkId,
-        lexicalIndexText(titleField),
-        lexicalIndexText(chunk.heading),
-        lexicalIndexText(chunk.text),
+        ...wordTableColumns('words+trigram', { title: titleField, heading: chunk.heading, body: chunk.text }),
       );
       if (chunk.vector.length > 0) this.statements.insertVector.run(chunkId, encodeVector(chunk.vector));
     }
@@ -193,7 +189,7 @@ export class IndexStore {
     }
   }
 
-  /** A file's chunks, DELETE_CHUNKS_AT_ONCE a step: vectors go with them (ON DELETE CASCADE), full-text rows by trigger. */
+  /** A file's chunks, DELETE_CHUNKS_AT_ONCE a step: vectors go with them (ON DELETE CASCADE), full-text rows and change log entries by trigger. */
   private *deleteChunksSteps(fileId: number): Steps<void> {
     while (this.statements.deleteSomeChunksOfFile.run(fileId, DELETE_CHUNKS_AT_ONCE).changes > 0) yield;
   }
@@ -207,12 +203,18 @@ export class IndexStore {
     this.db.transaction(() => writeMeta(this.db, values)).immediate();
   }
 
+  /** Records the finished run and prunes the change log (docs/retrieval.md#index-format), in one transaction. */
   finishRun(fingerprint: string, fingerprintInputs: string, atMs: number): void {
-    this.writeMeta({
-      [META_KEYS.fingerprint]: fingerprint,
-      [META_KEYS.fingerprintInputs]: fingerprintInputs,
-      [META_KEYS.lastIndexedAtMs]: atMs,
-    });
+    this.db
+      .transaction(() => {
+        writeMeta(this.db, {
+          [META_KEYS.fingerprint]: fingerprint,
+          [META_KEYS.fingerprintInputs]: fingerprintInputs,
+          [META_KEYS.lastIndexedAtMs]: atMs,
+        });
+        pruneChangeLog(this.db, () => Number(this.statements.chunkCount.pluck().get()));
+      })
+      .immediate();
   }
 
   close(): void {
@@ -242,10 +244,5 @@ export class IndexStore {
     }
     const inserted = this.statements.insertFile.run(record.vault, record.path, ...values);
     return Number(inserted.lastInsertRowid);
-  }
-
-  /** Inside every transaction that changes chunks or vectors: serve reloads its vectors only then. */
-  private vectorsChanged(): void {
-    this.statements.setVectorsGeneration.run(newVectorsGeneration());
   }
 }

@@ -1,9 +1,9 @@
 import type Database from 'better-sqlite3';
 import type { ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
-import { assertIndexMatches, META_KEYS, newVectorsGeneration, writeMeta } from './index-meta.js';
+import { assertIndexMatches, META_KEYS, newChangeLogId, writeMeta } from './index-meta.js';
 import { asRow, num } from './rows.js';
-import { createSchema, dropSchema, SCHEMA_VERSION, UPGRADABLE_SCHEMA_VERSION, upgradeSchema } from './schema.js';
+import { createSchema, dropSchema, SCHEMA_VERSION, UPGRADABLE_VERSIONS, upgradeSchema } from './schema.js';
 import { VECTOR_FORMAT } from './vector-codec.js';
 
 export interface OpenIndexOptions {
@@ -18,7 +18,7 @@ export interface OpenIndexOptions {
 /**
  * Creates, checks or (with `rebuild`) recreates the schema; runs inside the
  * opener's `BEGIN IMMEDIATE` so that the version check and the DDL are one
- * step (docs/retrieval.md#index-format). Upgrades format 2 in place; refuses a
+ * step (docs/retrieval.md#index-format). Upgrades formats 2 and 3 in place; refuses a
  * foreign database, another format version, and an index built with another
  * model or dimension (a refusal rolls the upgrade back with the transaction).
  */
@@ -40,19 +40,27 @@ export function prepareSchema(db: Database.Database, file: string, options: Open
     initialise(db, options);
     return;
   }
-  if (version === UPGRADABLE_SCHEMA_VERSION) {
-    upgradeSchema(db);
-    writeMeta(db, { [META_KEYS.schemaVersion]: SCHEMA_VERSION });
-  }
-  const meta = assertIndexMatches(
-    db,
-    file,
-    options.model,
-    "run 'notegate-rag index --rebuild' to rebuild it with the new model",
-  );
-  // An index from before the generation was recorded gets one now (its readers reload once more).
-  if (meta.vectorsGeneration === undefined) writeMeta(db, { [META_KEYS.vectorsGeneration]: newVectorsGeneration() });
+  if (UPGRADABLE_VERSIONS.has(version)) upgrade(db, version);
+  assertIndexMatches(db, file, options.model, "run 'notegate-rag index --rebuild' to rebuild it with the new model");
 }
+
+/**
+ * Formats 2 and 3 to 4 (`upgradeSchema`): besides the tables, the name of the
+ * change log, which replaces the vectors generation by which the older
+ * formats told readers that chunks had changed.
+ */
+function upgrade(db: Database.Database, from: number): void {
+  upgradeSchema(db, from);
+  db.prepare('DELETE FROM meta WHERE key = ?').run(OLD_VECTORS_GENERATION);
+  writeMeta(db, {
+    [META_KEYS.schemaVersion]: SCHEMA_VERSION,
+    [META_KEYS.changeLogId]: newChangeLogId(),
+    [META_KEYS.changeLogPrunedThrough]: 0,
+  });
+}
+
+/** The meta key of formats 2 and 3 that the change log replaces. */
+const OLD_VECTORS_GENERATION = 'vectors_generation';
 
 function initialise(db: Database.Database, options: OpenIndexOptions): void {
   const layout = createSchema(db, options.lexicalLayout ?? 'auto');
@@ -63,6 +71,7 @@ function initialise(db: Database.Database, options: OpenIndexOptions): void {
     [META_KEYS.lexicalLayout]: layout,
     [META_KEYS.vectorFormat]: VECTOR_FORMAT,
     [META_KEYS.createdAtMs]: options.nowMs,
-    [META_KEYS.vectorsGeneration]: newVectorsGeneration(),
+    [META_KEYS.changeLogId]: newChangeLogId(),
+    [META_KEYS.changeLogPrunedThrough]: 0,
   });
 }

@@ -5,11 +5,19 @@ import type Database from 'better-sqlite3';
  * (docs/retrieval.md#index-format). 2: the word table and the trigram table
  * replaced the single full-text table of 1. 3: the same tables, but every note
  * has a chunk and a note's frontmatter tags are full-text terms of its title
- * field; an index of format 2 is upgraded in place (`upgradeSchema`).
+ * field. 4: the change log of the chunks.
  */
-export const SCHEMA_VERSION = 3;
-/** The format an `index` run upgrades in place; anything older needs `--rebuild`. */
-export const UPGRADABLE_SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 4;
+
+/**
+ * The older formats a writer upgrades in place (`upgradeSchema`), each with
+ * what its upgrade costs, as a reader that finds one says it; anything older
+ * needs `--rebuild` (docs/retrieval.md#index-format).
+ */
+export const UPGRADABLE_VERSIONS: ReadonlyMap<number, string> = new Map([
+  [2, 'the notes with tags or without a chunk are indexed again'],
+  [3, 'nothing is indexed again'],
+]);
 
 /**
  * The full-text tables (docs/retrieval.md#lexical-leg). `words+trigram`: the
@@ -74,6 +82,26 @@ CREATE TABLE chunk_vectors (
 ) STRICT;
 `;
 
+/**
+ * The change log (docs/retrieval.md#index-format): every chunk added or
+ * removed, in commit order, written by triggers in the transaction that
+ * changes the chunk, so that every writer keeps it and a reader learns what
+ * changed between two states from the log alone. AUTOINCREMENT: a sequence
+ * number is never used twice, even after the newest entries are pruned.
+ */
+export const CHANGE_LOG = `
+CREATE TABLE chunk_changes (
+  seq      INTEGER PRIMARY KEY AUTOINCREMENT,
+  chunk_id INTEGER NOT NULL,
+  added    INTEGER NOT NULL
+) STRICT;
+CREATE TRIGGER chunk_changes_added AFTER INSERT ON chunks BEGIN
+  INSERT INTO chunk_changes (chunk_id, added) VALUES (new.id, 1);
+END;
+CREATE TRIGGER chunk_changes_removed AFTER DELETE ON chunks BEGIN
+  INSERT INTO chunk_changes (chunk_id, added) VALUES (old.id, 0);
+END;`;
+
 /** A string literal of SQL. */
 export const quoteSql = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
@@ -113,7 +141,7 @@ END;`;
  * found by trying it, never assumed; a failed try is rolled back to a savepoint.
  */
 export function createSchema(db: Database.Database, preferred: 'auto' | 'words'): LexicalLayout {
-  db.exec(TABLES);
+  db.exec(TABLES + CHANGE_LOG);
   const full =
     preferred === 'auto' && tryExec(db, CONTENTLESS_WORDS + externalContentTable('chunks_trigram', TRIGRAM_TOKENIZE));
   if (!full) db.exec(externalContentTable('chunks_words', WORDS_TOKENIZE));
@@ -135,13 +163,21 @@ function tryExec(db: Database.Database, sql: string): boolean {
 }
 
 /**
- * Upgrades a format-2 index in place; call inside `BEGIN IMMEDIATE`. The tables
- * are the same: what differs is what a run writes for two kinds of note (one
- * that had no chunk, one with tags), so their stored fingerprint is cleared and
- * the next run re-reads, re-chunks and re-embeds exactly those.
+ * Upgrades an index of format `from` (2 or 3) to this one in place, a step
+ * per format in order; call inside `BEGIN IMMEDIATE`. The caller writes what
+ * the upgrade adds to `meta`.
+ *
+ * - 2 to 3: the tables are the same; what differs is what a run writes for two
+ *   kinds of note (one that had no chunk, one with tags), so their stored
+ *   fingerprint is cleared and the next run re-reads, re-chunks and re-embeds
+ *   exactly those.
+ * - 3 to 4: adds the change log, empty. Nothing else changes, so nothing is
+ *   embedded or indexed again; the log starts here: a reader that loaded the
+ *   index before has to load it whole once more.
  */
-export function upgradeSchema(db: Database.Database): void {
-  db.exec("UPDATE files SET fingerprint = '' WHERE chunk_count = 0 OR tags <> '[]'");
+export function upgradeSchema(db: Database.Database, from: number): void {
+  if (from <= 2) db.exec("UPDATE files SET fingerprint = '' WHERE chunk_count = 0 OR tags <> '[]'");
+  if (from <= 3) db.exec(CHANGE_LOG);
   db.pragma(`user_version = ${SCHEMA_VERSION}`);
 }
 
@@ -153,6 +189,7 @@ export function dropSchema(db: Database.Database): void {
 DROP TABLE IF EXISTS chunks_fts;
 DROP TABLE IF EXISTS chunks_words;
 DROP TABLE IF EXISTS chunks_trigram;
+DROP TABLE IF EXISTS chunk_changes;
 DROP TABLE IF EXISTS chunk_vectors;
 DROP TABLE IF EXISTS chunks;
 DROP TABLE IF EXISTS files;

@@ -1,11 +1,11 @@
 import type Database from 'better-sqlite3';
 import { FILE_ROW_COLUMNS } from './index-contents.js';
-import { META_KEYS } from './index-meta.js';
 
 export type Statements = Record<StatementName, Database.Statement>;
 
 type StatementName =
   | 'filesOfVault'
+  | 'filesAt'
   | 'fileId'
   | 'touchFile'
   | 'insertFile'
@@ -14,12 +14,15 @@ type StatementName =
   | 'insertChunk'
   | 'insertVector'
   | 'deleteSomeChunksOfFile'
-  | 'setVectorsGeneration';
+  | 'chunkCount';
 
 /** The writer's statements, prepared once per connection. */
 export function prepareStatements(db: Database.Database): Statements {
   return {
     filesOfVault: db.prepare(`SELECT ${FILE_ROW_COLUMNS} FROM files WHERE vault = ?`),
+    filesAt: db.prepare(
+      `SELECT ${FILE_ROW_COLUMNS} FROM files WHERE vault = ? AND path IN (SELECT value FROM json_each(?))`,
+    ),
     fileId: db.prepare('SELECT id FROM files WHERE vault = ? AND path = ?'),
     touchFile: db.prepare('UPDATE files SET mtime_ms = ?, size_bytes = ? WHERE id = ?'),
     insertFile: db.prepare(
@@ -39,9 +42,6 @@ export function prepareStatements(db: Database.Database): Statements {
     deleteSomeChunksOfFile: db.prepare(
       'DELETE FROM chunks WHERE id IN (SELECT id FROM chunks WHERE file_id = ? ORDER BY seq LIMIT ?)',
     ),
-    setVectorsGeneration: db.prepare(
-      `INSERT INTO meta (key, value) VALUES ('${META_KEYS.vectorsGeneration}', ?)
-       ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-    ),
+    chunkCount: db.prepare('SELECT count(*) FROM chunks'),
   };
 }

@@ -13,8 +13,90 @@ const ROW_SCALE_MAX = 127;
 const MAX_INT8_DIMENSION = 1024;
 /** Covers float64 rounding between the bound and `dotRow` (both far below 1e-12 here). */
 const BOUND_SLACK = 1e-9;
-const ROWS_PER_STEP = 4096;
 const PAGE_BYTES = 65_536;
+
+/**
+ * The int8 copy of a matrix and what exact rescoring needs of each row
+ * (docs/retrieval.md#dense-leg), in shared memory: a worker thread builds it
+ * and hands it over without a copy (docs/retrieval.md#snapshots). The memory
+ * holds the query (int16) and the dot products (int32 per row) before the
+ * rows (`layoutFor`).
+ */
+export interface Int8Rows {
+  readonly memory: WebAssembly.Memory;
+  readonly rowScale: Float64Array;
+  readonly residual: Float64Array;
+  readonly dequantizedNorm: Float64Array;
+}
+
+/** Quantizes every row of the matrix: row scale 127 / max |x|, and the two norms the error bound needs. */
+export function quantizeMatrix(matrix: VectorMatrix): Int8Rows {
+  const { dimension, count } = matrix;
+  const target = allocateInt8Rows(count, dimension);
+  const { rows, rowScale, residual, dequantizedNorm } = target;
+  for (let row = 0; row < count; row += 1) {
+    const base = row * dimension;
+    let max = 0;
+    for (let j = 0; j < dimension; j += 1) max = Math.max(max, Math.abs(matrix.data[base + j] ?? 0));
+    const scale = max > 0 ? ROW_SCALE_MAX / max : 1;
+    let errorSquared = 0;
+    let normSquared = 0;
+    for (let j = 0; j < dimension; j += 1) {
+      const x = matrix.data[base + j] ?? 0;
+      const quantized = Math.max(-ROW_SCALE_MAX, Math.min(ROW_SCALE_MAX, Math.round(x * scale)));
+      rows[base + j] = quantized;
+      const restored = quantized / scale;
+      errorSquared += (x - restored) ** 2;
+      normSquared += restored ** 2;
+    }
+    rowScale[row] = scale;
+    residual[row] = Math.sqrt(errorSquared);
+    dequantizedNorm[row] = Math.sqrt(normSquared);
+  }
+  return target.int8;
+}
+
+/**
+ * The int8 rows of a merged matrix, copied from the sources' rows without
+ * quantizing again: row `i` is row `rowOf[i]` of source `sourceOf[i]`.
+ */
+export function gatherInt8Rows(
+  sources: readonly Int8Rows[],
+  dimension: number,
+  sourceOf: Uint32Array,
+  rowOf: Uint32Array,
+): Int8Rows {
+  const count = sourceOf.length;
+  const target = allocateInt8Rows(count, dimension);
+  const from = sources.map((source) => {
+    const layout = layoutFor(source.rowScale.length, dimension);
+    return new Int8Array(source.memory.buffer, layout.rowsAt, source.rowScale.length * dimension);
+  });
+  for (let i = 0; i < count; i += 1) {
+    const s = sourceOf[i] as number;
+    const r = rowOf[i] as number;
+    const source = sources[s];
+    const rows = from[s];
+    if (source === undefined || rows === undefined) throw new RangeError(`no source ${s}`);
+    target.rows.set(rows.subarray(r * dimension, (r + 1) * dimension), i * dimension);
+    target.rowScale[i] = source.rowScale[r] as number;
+    target.residual[i] = source.residual[r] as number;
+    target.dequantizedNorm[i] = source.dequantizedNorm[r] as number;
+  }
+  return target.int8;
+}
+
+function allocateInt8Rows(count: number, dimension: number) {
+  if (dimension % KERNEL_DIM_MULTIPLE !== 0 || dimension > MAX_INT8_DIMENSION) {
+    throw new Error(`the int8 kernel needs a dimension that is a multiple of 32, at most ${MAX_INT8_DIMENSION}`);
+  }
+  const layout = layoutFor(count, dimension);
+  const pages = Math.ceil(layout.totalBytes / PAGE_BYTES);
+  const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
+  const float64s = () => new Float64Array(new SharedArrayBuffer(count * 8));
+  const int8: Int8Rows = { memory, rowScale: float64s(), residual: float64s(), dequantizedNorm: float64s() };
+  return { int8, ...int8, rows: new Int8Array(memory.buffer, layout.rowsAt, count * dimension) };
+}
 
 /**
  * Exact top-k at int8 memory traffic: a WebAssembly SIMD kernel scores every
@@ -27,65 +109,35 @@ const PAGE_BYTES = 65_536;
  * each row are computed at load. Let L be the k-th largest lower bound. At
  * least k rows score ≥ L exactly, so a row whose upper bound is below L cannot
  * be in the top k; every other row is rescored with `dotRow`, the same
- * arithmetic as the plain scan, so the result is identical to it.
+ * arithmetic as the plain scan, so the result is identical to it. Deleted rows
+ * take part in neither step.
  */
 export class Int8VectorSearch implements VectorSearch {
   readonly backend = 'wasm-simd-int8+exact-rescore';
   /** Per-row upper bounds of the current query (scratch, reused). */
   private readonly upper: Float64Array;
+  private readonly layout: Layout;
 
   private constructor(
     readonly matrix: VectorMatrix,
     private readonly dot: DotI8,
-    private readonly memory: WebAssembly.Memory,
-    private readonly layout: Layout,
-    private readonly rowScale: Float64Array,
-    private readonly residual: Float64Array,
-    private readonly dequantizedNorm: Float64Array,
+    private readonly int8: Int8Rows,
   ) {
     this.upper = new Float64Array(matrix.count);
+    this.layout = layoutFor(matrix.count, matrix.dimension);
   }
 
-  /** Quantizes the matrix into WebAssembly memory, yielding to the event loop between steps. */
-  static async build(matrix: VectorMatrix): Promise<Int8VectorSearch> {
-    const { dimension, count } = matrix;
-    if (dimension % KERNEL_DIM_MULTIPLE !== 0 || dimension > MAX_INT8_DIMENSION) {
-      throw new Error(`the int8 kernel needs a dimension that is a multiple of 32, at most ${MAX_INT8_DIMENSION}`);
-    }
-    const layout = layoutFor(count, dimension);
-    const memory = new WebAssembly.Memory({ initial: Math.ceil(layout.totalBytes / PAGE_BYTES) });
-    const dot = instantiateDotI8(memory);
-    const rows = new Int8Array(memory.buffer, layout.rowsAt, count * dimension);
-    const rowScale = new Float64Array(count);
-    const residual = new Float64Array(count);
-    const dequantizedNorm = new Float64Array(count);
-    for (let row = 0; row < count; row += 1) {
-      const base = row * dimension;
-      let max = 0;
-      for (let j = 0; j < dimension; j += 1) max = Math.max(max, Math.abs(matrix.data[base + j] ?? 0));
-      const scale = max > 0 ? ROW_SCALE_MAX / max : 1;
-      let errorSquared = 0;
-      let normSquared = 0;
-      for (let j = 0; j < dimension; j += 1) {
-        const x = matrix.data[base + j] ?? 0;
-        const quantized = Math.max(-ROW_SCALE_MAX, Math.min(ROW_SCALE_MAX, Math.round(x * scale)));
-        rows[base + j] = quantized;
-        const restored = quantized / scale;
-        errorSquared += (x - restored) ** 2;
-        normSquared += restored ** 2;
-      }
-      rowScale[row] = scale;
-      residual[row] = Math.sqrt(errorSquared);
-      dequantizedNorm[row] = Math.sqrt(normSquared);
-      if ((row + 1) % ROWS_PER_STEP === 0) await new Promise((resolve) => setImmediate(resolve));
-    }
-    return new Int8VectorSearch(matrix, dot, memory, layout, rowScale, residual, dequantizedNorm);
+  /** The search over a matrix and its int8 rows; throws where WebAssembly SIMD is unavailable (`--jitless`). */
+  static over(matrix: VectorMatrix, int8: Int8Rows): Int8VectorSearch {
+    if (int8.rowScale.length !== matrix.count) throw new RangeError('the int8 rows are not those of the matrix');
+    return new Int8VectorSearch(matrix, instantiateDotI8(int8.memory), int8);
   }
 
-  topK(query: Float32Array, k: number, ranges: readonly RowRange[]): ScoredRows {
+  topK(query: Float32Array, k: number, ranges: readonly RowRange[], deleted?: Uint8Array): ScoredRows {
     const { dimension } = this.matrix;
+    const { memory, rowScale, residual, dequantizedNorm } = this.int8;
     const quantized = this.quantizeQuery(query);
-    const dots = new Int32Array(this.memory.buffer, this.layout.dotsAt, this.matrix.count);
+    const dots = new Int32Array(memory.buffer, this.layout.dotsAt, this.matrix.count);
     for (const [start, end] of ranges) {
       this.dot(
         this.layout.queryAt,
@@ -99,9 +151,10 @@ export class Int8VectorSearch implements VectorSearch {
     const upper = this.upper;
     for (const [start, end] of ranges) {
       for (let row = start; row < end; row += 1) {
-        const approximate = (dots[row] ?? 0) / ((this.rowScale[row] ?? 1) * quantized.scale);
+        if (deleted?.[row] === 1) continue;
+        const approximate = (dots[row] ?? 0) / ((rowScale[row] ?? 1) * quantized.scale);
         const bound =
-          quantized.norm * (this.residual[row] ?? 0) + quantized.error * (this.dequantizedNorm[row] ?? 0) + BOUND_SLACK;
+          quantized.norm * (residual[row] ?? 0) + quantized.error * (dequantizedNorm[row] ?? 0) + BOUND_SLACK;
         upper[row] = approximate + bound;
         lower.offer(row, row, approximate - bound);
       }
@@ -111,6 +164,7 @@ export class Int8VectorSearch implements VectorSearch {
     const best = new TopK(k);
     for (const [start, end] of ranges) {
       for (let row = start; row < end; row += 1) {
+        if (deleted?.[row] === 1) continue;
         if ((upper[row] ?? 0) >= cut) best.offer(row, chunkIds[row] ?? 0, dotRow(data, dimension, row, query));
       }
     }
@@ -119,7 +173,7 @@ export class Int8VectorSearch implements VectorSearch {
 
   /** Writes the int16 query into memory; returns its scale, its norm and its quantization error norm. */
   private quantizeQuery(query: Float32Array): { scale: number; norm: number; error: number } {
-    const target = new Int16Array(this.memory.buffer, this.layout.queryAt, this.matrix.dimension);
+    const target = new Int16Array(this.int8.memory.buffer, this.layout.queryAt, this.matrix.dimension);
     let max = 0;
     for (let j = 0; j < target.length; j += 1) max = Math.max(max, Math.abs(query[j] ?? 0));
     const scale = max > 0 ? QUERY_SCALE_MAX / max : 1;

@@ -9,8 +9,12 @@ export interface VectorSearch {
   /** Backend name shown by /health. */
   readonly backend: string;
   readonly matrix: VectorMatrix;
-  /** The `k` rows of `ranges` with the highest dot product with `query`, best first, ties by chunk id. */
-  topK(query: Float32Array, k: number, ranges: readonly RowRange[]): ScoredRow[];
+  /**
+   * The `k` rows of `ranges` with the highest dot product with `query`, best
+   * first, ties by chunk id; rows marked in `deleted` (1) are left out before
+   * the cut.
+   */
+  topK(query: Float32Array, k: number, ranges: readonly RowRange[], deleted?: Uint8Array): ScoredRow[];
 }
 
 /**
@@ -46,12 +50,13 @@ export function exactScan(matrix: VectorMatrix): VectorSearch {
   return {
     backend: 'js-exact-f32',
     matrix,
-    topK: (query, k, ranges) => {
+    topK: (query, k, ranges, deleted) => {
       const { data, dimension, chunkIds } = matrix;
       const best = new TopK(k);
       for (const [start, end] of ranges) {
-        for (let row = start; row < end; row += 1)
-          best.offer(row, chunkIds[row] ?? 0, dotRow(data, dimension, row, query));
+        for (let row = start; row < end; row += 1) {
+          if (deleted?.[row] !== 1) best.offer(row, chunkIds[row] ?? 0, dotRow(data, dimension, row, query));
+        }
       }
       return best.sorted();
     },

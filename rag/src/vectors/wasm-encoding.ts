@@ -76,13 +76,18 @@ export interface FunctionDefinition {
   readonly body: readonly Bytes[];
 }
 
+/** The most pages a 32-bit memory has (4 GiB, threads proposal: a shared memory needs a maximum). */
+const MAX_MEMORY_PAGES = 65_536;
+
 /**
  * A module that imports its memory as `env.memory` (so the host sizes and
  * fills it) and exports the given functions, none of which returns a value.
+ * The memory is a shared one (limits flag 3: shared, with a maximum), so that
+ * a worker thread can fill it and hand it over without a copy.
  */
 export function encodeModule(functions: readonly FunctionDefinition[]): Uint8Array {
   const types = functions.map((fn) => [0x60, ...vector(fn.params.map((type) => [type])), ...vector([])]);
-  const memoryImport = [...name('env'), ...name('memory'), 0x02, 0x00, ...uleb(1)];
+  const memoryImport = [...name('env'), ...name('memory'), 0x02, 0x03, ...uleb(1), ...uleb(MAX_MEMORY_PAGES)];
   const exports = functions.map((fn, index) => [...name(fn.exportName), 0x00, ...uleb(index)]);
   const bodies = functions.map((fn) => {
     const code = [...vector(fn.locals.map(([count, type]) => [...uleb(count), type])), ...fn.body.flat(), ...op.end];

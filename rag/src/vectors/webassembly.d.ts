@@ -5,8 +5,9 @@
  */
 declare namespace WebAssembly {
   class Memory {
-    constructor(descriptor: { initial: number; maximum?: number });
-    readonly buffer: ArrayBuffer;
+    constructor(descriptor: { initial: number; maximum?: number; shared?: boolean });
+    /** A SharedArrayBuffer for a shared memory. */
+    readonly buffer: ArrayBufferLike;
   }
   class Module {
     constructor(bytes: Uint8Array);

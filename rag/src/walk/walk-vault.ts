@@ -27,6 +27,11 @@ export interface SkippedFile {
 export interface VaultListing {
   readonly files: VaultFile[];
   readonly skipped: SkippedFile[];
+  /**
+   * Notes and folders reached through a symlink: their notes have another
+   * path too, so a change seen at one path cannot be followed alone.
+   */
+  links: number;
 }
 
 /**
@@ -35,7 +40,7 @@ export interface VaultListing {
  * vault and passes the diode policy, otherwise it is skipped with the reason.
  */
 export function walkVault(vault: ResolvedVault, diode: DiodeContext): VaultListing {
-  const listing: VaultListing = { files: [], skipped: [] };
+  const listing: VaultListing = { files: [], skipped: [], links: 0 };
   const visited = new Set<string>([vault.realPath]);
   const skip = (rel: string, reason: SkipReason, detail: string) =>
     listing.skipped.push({ vault: vault.id, path: rel, reason, detail });
@@ -64,8 +69,10 @@ export function walkVault(vault: ResolvedVault, diode: DiodeContext): VaultListi
       if (target.stats.isDirectory()) {
         if (visited.has(target.realPath)) continue;
         visited.add(target.realPath);
+        if (entry.isSymbolicLink()) listing.links += 1;
         visit(target.realPath, rel);
       } else if (target.stats.isFile() && isMarkdownName(entry.name)) {
+        if (entry.isSymbolicLink()) listing.links += 1;
         listing.files.push({
           vault: vault.id,
           path: rel,

@@ -1,6 +1,8 @@
 import { type ScoredRow, TopK } from '../vectors/top-k.js';
 import type { RowRange } from '../vectors/vector-scan.js';
+import type { Fts5Totals } from './fts5-totals.js';
 import type { TermRange, WordPostings } from './word-postings.js';
+import type { WordSegment } from './word-segment.js';
 
 /** FTS5's bm25() parameters (docs/retrieval.md#lexical-leg): fixed in FTS5, as is the IDF's floor. */
 const K1 = 1.2;
@@ -8,31 +10,54 @@ const B = 0.75;
 const K1_PLUS_ONE = K1 + 1;
 const MIN_IDF = 1e-6;
 
+/** A phrase of the query: its terms in each segment, in the order of the segments. */
+export type SegmentedPhrase = readonly TermRange[];
+
+/** Per-row arrays of one segment, reused by every search (searches run one at a time). */
+interface Scratch {
+  averageLength: number;
+  readonly lengthNorms: Float64Array;
+  readonly scores: Float64Array;
+  readonly frequencies: Float64Array;
+  readonly touched: Uint32Array;
+}
+
+const scratches = new WeakMap<WordPostings, Scratch>();
+
 /**
- * FTS5's `bm25()` over an OR of phrases, computed from the postings in memory
- * the way FTS5 computes it, operation for operation, so that every score is
- * FTS5's to the last bit (docs/retrieval.md#lexical-leg): per phrase an IDF
- * of `ln((N − n + 0.5) / (n + 0.5))`, floored at 1e-6, and per row
+ * FTS5's `bm25()` over an OR of phrases, computed from the postings of every
+ * segment of one state of the index the way FTS5 computes it over the whole
+ * table, operation for operation, so that every score is FTS5's to the last
+ * bit (docs/retrieval.md#lexical-leg): per phrase an IDF of
+ * `ln((N − n + 0.5) / (n + 0.5))`, floored at 1e-6, with n counted over the
+ * live rows of all segments and N from FTS5's totals, and per row
  * `Σ idf · f·(k1 + 1) / (f + k1·(1 − b + b·D/avgdl))`, summed in the query's
  * phrase order, where f is the phrase's column-weighted frequency in the row
- * and D the row's length. The logarithm is SQLite's own (`naturalLog`): the
- * C library's differs from JavaScript's in the last bit for some inputs.
+ * and D the row's length. A row lives in one segment, so its sum is the same
+ * whichever segments the index is made of. The logarithm is SQLite's own
+ * (`naturalLog`): the C library's differs from JavaScript's in the last bit
+ * for some inputs.
  */
 export class Bm25Ranking {
   private readonly idfs = new Map<number, number>();
-  private readonly lengthNorms: Float64Array;
-  private scratch: { scores: Float64Array; frequencies: Float64Array; touched: Uint32Array } | undefined;
+  private readonly averageLength: number;
 
   constructor(
-    private readonly postings: WordPostings,
+    private readonly segments: readonly WordSegment[],
+    private readonly totals: Fts5Totals,
     private readonly naturalLog: (x: number) => number,
   ) {
-    const { lengths, rowCount, totals } = postings;
-    const averageLength = totals.tokens / totals.rows;
-    this.lengthNorms = new Float64Array(rowCount);
-    for (let row = 0; row < rowCount; row += 1) {
-      this.lengthNorms[row] = K1 * (1 - B + (B * (lengths[row] ?? 0)) / averageLength);
-    }
+    this.averageLength = totals.tokens / totals.rows;
+  }
+
+  /** Live rows holding the phrase, over every segment: FTS5's n. */
+  documentFrequency(phrase: SegmentedPhrase): number {
+    let count = 0;
+    this.segments.forEach((segment, s) => {
+      const range = phrase[s];
+      if (range) count += segment.postings.documentFrequency(range, segment.deleted, segment.deletedPostings);
+    });
+    return count;
   }
 
   /** The IDF FTS5 gives a phrase found in `documentFrequency` rows. */
@@ -40,7 +65,7 @@ export class Bm25Ranking {
     let idf = this.idfs.get(documentFrequency);
     if (idf === undefined) {
       const n = documentFrequency;
-      idf = this.naturalLog((this.postings.totals.rows - n + 0.5) / (n + 0.5));
+      idf = this.naturalLog((this.totals.rows - n + 0.5) / (n + 0.5));
       if (idf <= 0) idf = MIN_IDF;
       this.idfs.set(documentFrequency, idf);
     }
@@ -48,71 +73,95 @@ export class Bm25Ranking {
   }
 
   /**
-   * The best `limit` rows of `ranges` holding any of the phrases, best first:
-   * score = −bm25() (higher is better), ties by lower chunk id, the order of
-   * `ORDER BY bm25(...) LIMIT k`. A row scores above 0 exactly when it holds
-   * a phrase (every IDF and column weight is positive).
+   * The best `limit` live rows in `rangesOf(segment)` holding any of the
+   * phrases, best first: score = −bm25() (higher is better), ties by lower
+   * chunk id, the order of `ORDER BY bm25(...) LIMIT k`. A row scores above 0
+   * exactly when it holds a phrase (every IDF and column weight is positive).
    */
-  rank(phrases: readonly TermRange[], ranges: readonly RowRange[], chunkIds: Float64Array, limit: number): ScoredRow[] {
-    const scratch = this.scratchArrays();
-    const { scores } = scratch;
-    scores.fill(0);
-    for (const phrase of phrases) {
-      if (phrase.end - phrase.first === 1) this.addTerm(phrase.first, scores);
-      else this.addPhrase(phrase, scratch);
-    }
+  rank(
+    phrases: readonly SegmentedPhrase[],
+    rangesOf: (segment: number) => readonly RowRange[],
+    limit: number,
+  ): ScoredRow[] {
+    const idfs = phrases.map((phrase) => this.idf(this.documentFrequency(phrase)));
     const best = new TopK(limit);
-    for (const [start, end] of ranges) {
-      for (let row = start; row < end; row += 1) {
-        const score = scores[row] as number;
-        if (score > 0 && score >= best.threshold) best.offer(row, chunkIds[row] ?? 0, score);
+    this.segments.forEach((segment, s) => {
+      const scratch = this.scratchOf(segment.postings);
+      const { scores } = scratch;
+      scores.fill(0);
+      phrases.forEach((phrase, p) => {
+        const range = phrase[s];
+        const idf = idfs[p] ?? MIN_IDF;
+        if (range === undefined || range.end === range.first) return;
+        if (range.end - range.first === 1) addTerm(segment.postings, range.first, idf, scratch);
+        else addPhrase(segment.postings, range, idf, scratch);
+      });
+      const { chunkIds } = segment.rows;
+      for (const [start, end] of rangesOf(s)) {
+        for (let row = start; row < end; row += 1) {
+          const score = scores[row] as number;
+          if (score > 0 && score >= best.threshold && segment.deleted?.[row] !== 1) {
+            best.offer(row, chunkIds[row] ?? 0, score);
+          }
+        }
       }
-    }
+    });
     return best.sorted();
   }
 
-  /** One term's contribution to every row that holds it. */
-  private addTerm(term: number, scores: Float64Array): void {
-    const { offsets, rows, frequencies } = this.postings;
-    const start = offsets[term] ?? 0;
-    const end = offsets[term + 1] ?? 0;
-    const idf = this.idf(end - start);
-    const norms = this.lengthNorms;
-    // Indices come from the postings (rows < rowCount): `as number` only drops noUncheckedIndexedAccess's undefined.
-    for (let i = start; i < end; i += 1) {
-      const row = rows[i] as number;
-      const f = frequencies[i] as number;
-      scores[row] = (scores[row] as number) + idf * ((f * K1_PLUS_ONE) / (f + (norms[row] as number)));
+  /** The segment's scratch arrays, with each row's length norm for this state's average length. */
+  private scratchOf(postings: WordPostings): Scratch {
+    const rows = postings.rowCount;
+    let scratch = scratches.get(postings);
+    if (scratch === undefined) {
+      scratch = {
+        averageLength: Number.NaN,
+        lengthNorms: new Float64Array(rows),
+        scores: new Float64Array(rows),
+        frequencies: new Float64Array(rows),
+        touched: new Uint32Array(rows),
+      };
+      scratches.set(postings, scratch);
     }
+    if (!Object.is(scratch.averageLength, this.averageLength)) {
+      const { lengths } = postings;
+      for (let row = 0; row < rows; row += 1) {
+        scratch.lengthNorms[row] = K1 * (1 - B + (B * (lengths[row] ?? 0)) / this.averageLength);
+      }
+      scratch.averageLength = this.averageLength;
+    }
+    return scratch;
   }
+}
 
-  /** A phrase of several terms (a prefix): its frequency in a row is the sum over its terms. */
-  private addPhrase(phrase: TermRange, scratch: NonNullable<Bm25Ranking['scratch']>): void {
-    const { offsets, rows, frequencies: postingFrequencies } = this.postings;
-    const { scores, frequencies, touched } = scratch;
-    let count = 0;
-    for (let i = offsets[phrase.first] ?? 0; i < (offsets[phrase.end] ?? 0); i += 1) {
-      const row = rows[i] as number;
-      if (frequencies[row] === 0) touched[count++] = row;
-      frequencies[row] = (frequencies[row] as number) + (postingFrequencies[i] as number);
-    }
-    const idf = this.idf(count);
-    const norms = this.lengthNorms;
-    for (let k = 0; k < count; k += 1) {
-      const row = touched[k] as number;
-      const f = frequencies[row] as number;
-      scores[row] = (scores[row] as number) + idf * ((f * K1_PLUS_ONE) / (f + (norms[row] as number)));
-      frequencies[row] = 0;
-    }
+/** One term's contribution to every row of the segment that holds it. */
+function addTerm(postings: WordPostings, term: number, idf: number, scratch: Scratch): void {
+  const { offsets, rows, frequencies } = postings;
+  const { scores, lengthNorms: norms } = scratch;
+  const start = offsets[term] ?? 0;
+  const end = offsets[term + 1] ?? 0;
+  // Indices come from the postings (rows < rowCount): `as number` only drops noUncheckedIndexedAccess's undefined.
+  for (let i = start; i < end; i += 1) {
+    const row = rows[i] as number;
+    const f = frequencies[i] as number;
+    scores[row] = (scores[row] as number) + idf * ((f * K1_PLUS_ONE) / (f + (norms[row] as number)));
   }
+}
 
-  private scratchArrays(): NonNullable<Bm25Ranking['scratch']> {
-    const rows = this.postings.rowCount;
-    this.scratch ??= {
-      scores: new Float64Array(rows),
-      frequencies: new Float64Array(rows),
-      touched: new Uint32Array(rows),
-    };
-    return this.scratch;
+/** A phrase of several terms (a prefix): its frequency in a row is the sum over its terms. */
+function addPhrase(postings: WordPostings, phrase: TermRange, idf: number, scratch: Scratch): void {
+  const { offsets, rows, frequencies: postingFrequencies } = postings;
+  const { scores, frequencies, touched, lengthNorms: norms } = scratch;
+  let count = 0;
+  for (let i = offsets[phrase.first] ?? 0; i < (offsets[phrase.end] ?? 0); i += 1) {
+    const row = rows[i] as number;
+    if (frequencies[row] === 0) touched[count++] = row;
+    frequencies[row] = (frequencies[row] as number) + (postingFrequencies[i] as number);
+  }
+  for (let k = 0; k < count; k += 1) {
+    const row = touched[k] as number;
+    const f = frequencies[row] as number;
+    scores[row] = (scores[row] as number) + idf * ((f * K1_PLUS_ONE) / (f + (norms[row] as number)));
+    frequencies[row] = 0;
   }
 }

@@ -37,24 +37,33 @@ export class Fts5Mirror {
     }
   }
 
-  /** The tokens FTS5 makes of each text, in order (none for a text of separators only). */
+  /** The tokens FTS5 makes of each text, in order (none for a text of separators only); remembered per text. */
   tokens(texts: readonly string[]): (readonly string[])[] {
     const missing = [...new Set(texts.filter((text) => !this.cache.has(text)))];
     if (missing.length > 0) {
-      const found = missing.map((): string[] => []);
-      this.db.transaction(() => {
-        for (const [i, text] of missing.entries()) this.insert.run(i + 1, text);
-        for (const row of this.read.all()) {
-          // fts5vocab reports the zero-length token (a lone combining mark, folded) as NULL.
-          const [doc, term] = row as [number, string | null];
-          found[doc - 1]?.push(term ?? '');
-        }
-        this.clear.run();
-      })();
+      const found = this.tokenize(missing);
       if (this.cache.size + missing.length > MAX_CACHED_TEXTS) this.cache.clear();
       for (const [i, text] of missing.entries()) this.cache.set(text, found[i] ?? []);
     }
     return texts.map((text) => this.cache.get(text) ?? []);
+  }
+
+  /**
+   * The same for the texts of chunks (docs/retrieval.md#snapshots), not
+   * remembered: each is tokenized once, when its segment is built.
+   */
+  tokenize(texts: readonly string[]): string[][] {
+    const found = texts.map((): string[] => []);
+    this.db.transaction(() => {
+      for (const [i, text] of texts.entries()) this.insert.run(i + 1, text);
+      for (const row of this.read.all()) {
+        // fts5vocab reports the zero-length token (a lone combining mark, folded) as NULL.
+        const [doc, term] = row as [number, string | null];
+        found[doc - 1]?.push(term ?? '');
+      }
+      this.clear.run();
+    })();
+    return found;
   }
 
   naturalLog(x: number): number {

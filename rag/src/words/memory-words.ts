@@ -1,31 +1,32 @@
 import type { QueryTerm } from '../lexical/query-terms.js';
-import type { VectorMatrix } from '../store/load-vectors.js';
 import { rangesFor } from '../vectors/vector-scan.js';
-import { Bm25Ranking } from './bm25-ranking.js';
+import { Bm25Ranking, type SegmentedPhrase } from './bm25-ranking.js';
 import type { Fts5Mirror } from './fts5-mirror.js';
-import type { TermRange, WordPostings } from './word-postings.js';
+import type { Fts5Totals } from './fts5-totals.js';
+import type { TermRange } from './word-postings.js';
 import type { ChunkScope, RankedChunk, WordRanking } from './word-ranking.js';
-
-/** The rows of the postings: the vector matrix's order, chunk ids and (vault, namespace) groups. */
-export type PostingRows = Pick<VectorMatrix, 'chunkIds' | 'partitions'>;
+import type { WordSegment } from './word-segment.js';
 
 const NO_TERMS: TermRange = { first: 0, end: 0 };
 
 /**
  * The word tier ranked from the postings in memory (docs/retrieval.md#lexical-leg),
- * with the result of `ORDER BY bm25(chunks_words, 3, 2, 1) LIMIT k`: the query's
- * terms are tokenized by FTS5 itself, each one is an FTS5 phrase (two query terms
- * that stem alike count twice, as in SQLite), the filter applies before the cut.
+ * over every segment of one state of the index, with the result of
+ * `ORDER BY bm25(chunks_words, 3, 2, 1) LIMIT k` over the whole word table:
+ * the query's terms are tokenized by FTS5 itself, each one is an FTS5 phrase
+ * (two query terms that stem alike count twice, as in SQLite), document
+ * frequencies count the live rows of all segments, FTS5's own totals give N
+ * and the average length, and the filter applies before the cut.
  */
 export class MemoryWords {
   private readonly bm25: Bm25Ranking;
 
   constructor(
-    readonly postings: WordPostings,
-    private readonly rows: PostingRows,
+    readonly segments: readonly WordSegment[],
+    readonly totals: Fts5Totals,
     private readonly mirror: Fts5Mirror,
   ) {
-    this.bm25 = new Bm25Ranking(postings, (x) => mirror.naturalLog(x));
+    this.bm25 = new Bm25Ranking(segments, totals, (x) => mirror.naturalLog(x));
   }
 
   /**
@@ -36,21 +37,25 @@ export class MemoryWords {
    */
   wordRanking(terms: readonly QueryTerm[]): WordRanking | undefined {
     const tokens = this.mirror.tokens(terms.map((term) => term.text));
-    const ranges = new Map<QueryTerm, TermRange>();
+    const phrases = new Map<QueryTerm, SegmentedPhrase>();
     for (const [i, term] of terms.entries()) {
       const found = tokens[i] ?? [];
       if (found.length > 1) return undefined;
       const token = found[0];
-      ranges.set(term, token === undefined ? NO_TERMS : this.postings.range(token, term.prefix));
+      phrases.set(
+        term,
+        this.segments.map((segment) => (token === undefined ? NO_TERMS : segment.postings.range(token, term.prefix))),
+      );
     }
-    const rangeOf = (term: QueryTerm): TermRange => {
-      const range = ranges.get(term);
-      if (range === undefined) throw new Error(`term ${term.text} is not one of the query's`);
-      return range;
+    const phraseOf = (term: QueryTerm): SegmentedPhrase => {
+      const phrase = phrases.get(term);
+      if (phrase === undefined) throw new Error(`term ${term.text} is not one of the query's`);
+      return phrase;
     };
     return {
-      documentFrequency: (term) => this.postings.documentFrequency(rangeOf(term)),
-      rank: (chosen, scope, limit) => this.rank(chosen.map(rangeOf), scope, limit),
+      scoring: 'memory',
+      documentFrequency: (term) => this.bm25.documentFrequency(phraseOf(term)),
+      rank: (chosen, scope, limit) => this.rank(chosen.map(phraseOf), scope, limit),
     };
   }
 
@@ -59,10 +64,12 @@ export class MemoryWords {
     return this.mirror.tokens(texts);
   }
 
-  private rank(phrases: readonly TermRange[], scope: ChunkScope, limit: number): RankedChunk[] {
-    const ranges = scope.narrowed?.rows ?? rangesFor(this.rows, scope.vaults, scope.namespaces);
-    return this.bm25
-      .rank(phrases, ranges, this.rows.chunkIds, limit)
-      .map(({ chunkId, score }) => ({ chunkId, bm25: -score }));
+  private rank(phrases: readonly SegmentedPhrase[], scope: ChunkScope, limit: number): RankedChunk[] {
+    const rangesOf = (s: number) => {
+      const rows = this.segments[s]?.rows;
+      if (rows === undefined) return [];
+      return scope.narrowed?.rangesIn(rows) ?? rangesFor(rows, scope.vaults, scope.namespaces);
+    };
+    return this.bm25.rank(phrases, rangesOf, limit).map(({ chunkId, score }) => ({ chunkId, bm25: -score }));
   }
 }

@@ -22,6 +22,7 @@ export class SqliteWords {
 
   /** The word tier for any query's terms: each term's count, and the OR of the terms ranked by bm25(). */
   readonly ranking: WordRanking = {
+    scoring: 'sqlite',
     documentFrequency: (term) => this.documentFrequency(termExpression(term)),
     rank: (terms, scope, limit) => this.rank(anyOf(terms.map(termExpression)), scope, limit),
   };

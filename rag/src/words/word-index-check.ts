@@ -38,11 +38,13 @@ export function differenceFromSqlite(memory: MemoryWords, sqlite: SqliteWords): 
   return undefined;
 }
 
+/** Probes from the terms of the first segment (the check runs on an index of one segment). */
 function probeTerms(memory: MemoryWords): QueryTerm[] {
-  const { postings } = memory;
+  const postings = memory.segments[0]?.postings;
+  if (postings === undefined) return [];
   const frequencyOf = (t: number) => postings.postingCount({ first: t, end: t + 1 });
   const byFrequency = postings.terms.map((_, t) => t).sort((a, b) => frequencyOf(a) - frequencyOf(b));
-  const floor = byFrequency.findIndex((t) => 2 * frequencyOf(t) >= postings.totals.rows);
+  const floor = byFrequency.findIndex((t) => 2 * frequencyOf(t) >= memory.totals.rows);
   const picks = [floor, floor - 1, byFrequency.length >> 1, 0]
     .map((i) => postings.terms[byFrequency[i] ?? -1])
     .filter((text): text is string => text !== undefined);

@@ -14,7 +14,11 @@ CREATE VIRTUAL TABLE IF NOT EXISTS temp.word_terms USING fts5vocab (main, chunks
 CREATE VIRTUAL TABLE IF NOT EXISTS temp.word_occurrences USING fts5vocab (main, chunks_words, 'instance');`;
 
 /** The word table's columns in order, with their BM25 weights (integers: a row's f is a sum of them). */
-const WEIGHTS = [COLUMN_WEIGHTS.title, COLUMN_WEIGHTS.heading, COLUMN_WEIGHTS.body];
+export const WORD_COLUMN_WEIGHTS: readonly number[] = [
+  COLUMN_WEIGHTS.title,
+  COLUMN_WEIGHTS.heading,
+  COLUMN_WEIGHTS.body,
+];
 
 /**
  * The occurrences of a run of terms, `row id × 4 + column` each, in FTS5's
@@ -50,11 +54,11 @@ interface TermCounts {
  * this reads (terms out of order, counts that disagree).
  */
 export function readWordPostings(db: Database.Database, rows: Float64Array): WordPostings {
-  if (!WEIGHTS.every((w) => Number.isInteger(w) && w > 0)) {
+  if (!WORD_COLUMN_WEIGHTS.every((w) => Number.isInteger(w) && w > 0)) {
     throw new RagError('ERR_INDEX_SCHEMA', 'the in-memory word index needs positive integer column weights');
   }
   const { terms, documents, occurrences } = termCounts(db);
-  const offsets = new Uint32Array(terms.length + 1);
+  const offsets = new Uint32Array(new SharedArrayBuffer((terms.length + 1) * 4));
   documents.forEach((count, t) => {
     offsets[t + 1] = (offsets[t] ?? 0) + count;
   });
@@ -78,37 +82,7 @@ export function readWordPostings(db: Database.Database, rows: Float64Array): Wor
       throw new RagError('ERR_INDEX_SCHEMA', 'fts5vocab listed more occurrences than it counts');
     first = last + 1;
   }
-  return new WordPostings({ terms, offsets, ...builder.arrays(), totals: readTotals(db) });
-}
-
-/**
- * FTS5's totals, which bm25() reads: its "averages" record (row 1 of the
- * table's `_data` shadow table), a varint row count followed by a varint
- * token count per column, in SQLite's varint format. There is no SQL to ask
- * FTS5 for them, and counting live rows is not the same: a contentless table
- * keeps deleted rows in its totals. The probe queries would catch a change
- * of this record's format (word-index-check.ts).
- */
-function readTotals(db: Database.Database): { rows: number; tokens: number } {
-  const record = db.prepare('SELECT block FROM chunks_words_data WHERE id = 1').pluck().get();
-  const values: number[] = [];
-  if (Buffer.isBuffer(record)) {
-    for (let i = 0; i < record.length; ) {
-      let value = 0;
-      for (let k = 0; ; k += 1) {
-        const byte = record[i++] ?? 0;
-        if (k === 8) {
-          value = value * 256 + byte;
-          break;
-        }
-        value = value * 128 + (byte & 0x7f);
-        if (byte < 0x80) break;
-      }
-      values.push(value);
-    }
-  }
-  const [rows = 0, ...columns] = values;
-  return { rows, tokens: columns.slice(0, WEIGHTS.length).reduce((sum, count) => sum + count, 0) };
+  return new WordPostings({ terms, offsets, ...builder.arrays() });
 }
 
 function termCounts(db: Database.Database): TermCounts {
@@ -138,9 +112,9 @@ class PostingsBuilder {
   postings = 0;
 
   constructor(total: number, chunkIds: Float64Array) {
-    this.rows = new Uint32Array(total);
-    this.frequencies = new Uint16Array(total);
-    this.lengths = new Uint32Array(chunkIds.length);
+    this.rows = new Uint32Array(new SharedArrayBuffer(total * 4));
+    this.frequencies = new Uint16Array(new SharedArrayBuffer(total * 2));
+    this.lengths = new Uint32Array(new SharedArrayBuffer(chunkIds.length * 4));
     this.rowOf = rowLookup(chunkIds);
   }
 
@@ -157,7 +131,7 @@ class PostingsBuilder {
       }
       position += 1;
       const document = Math.floor(value / 4);
-      const weight = WEIGHTS[value - document * 4] ?? 0;
+      const weight = WORD_COLUMN_WEIGHTS[value - document * 4] ?? 0;
       const row = this.rowOf(document);
       if (row < 0) throw new RagError('ERR_INDEX_SCHEMA', `the word table holds row ${document}, not a chunk`);
       lengths[row] = (lengths[row] as number) + 1;
@@ -169,8 +143,7 @@ class PostingsBuilder {
         continue;
       }
       const sum = (this.frequencies[this.postings - 1] as number) + weight;
-      if (sum > 0xffff && this.frequencies instanceof Uint16Array)
-        this.frequencies = Uint32Array.from(this.frequencies);
+      if (sum > 0xffff && this.frequencies instanceof Uint16Array) this.frequencies = widened(this.frequencies);
       this.frequencies[this.postings - 1] = sum;
     }
     return position;
@@ -196,4 +169,11 @@ function rowLookup(chunkIds: Float64Array): (chunkId: number) => number {
     map.set(id, row);
   });
   return (id) => map.get(id) ?? -1;
+}
+
+/** The frequencies as 32-bit numbers, in shared memory like every posting array. */
+export function widened(frequencies: Uint16Array): Uint32Array {
+  const wide = new Uint32Array(new SharedArrayBuffer(frequencies.length * 4));
+  wide.set(frequencies);
+  return wide;
 }

@@ -1,5 +1,5 @@
-/** The arrays of a WordPostings as plain data (what the building worker posts back). */
-export type WordPostingsParts = Pick<WordPostings, 'terms' | 'offsets' | 'rows' | 'frequencies' | 'lengths' | 'totals'>;
+/** The arrays of a WordPostings as plain data (what a worker posts; the typed arrays are in shared memory). */
+export type WordPostingsParts = Pick<WordPostings, 'terms' | 'offsets' | 'rows' | 'frequencies' | 'lengths'>;
 
 /** A run of terms `[first, end)`: one term, the terms a prefix matches, or none (empty). */
 export interface TermRange {
@@ -12,8 +12,10 @@ export interface TermRange {
  * every term FTS5 holds, the rows it occurs in and its weighted frequency
  * there, and every row's length in tokens. Compressed sparse rows: term `t`'s
  * postings are `[offsets[t], offsets[t + 1])` of `rows` and `frequencies`.
- * A row is a row of the snapshot's vector matrix (`chunkIds[row]` is its
- * chunk), so a vault or namespace filter is the matrix's row ranges.
+ * A row is a row of its segment's vector matrix (`chunkIds[row]` is its
+ * chunk), so a vault or namespace filter is the matrix's row ranges
+ * (docs/retrieval.md#snapshots). Immutable once built: the states of the
+ * index that share a segment differ only in which rows are deleted.
  */
 export class WordPostings {
   /** FTS5's terms in FTS5's order (UTF-8 byte order), strictly ascending. */
@@ -24,15 +26,10 @@ export class WordPostings {
   readonly frequencies: Uint16Array | Uint32Array;
   /** Per row: its tokens in every column, what FTS5 records as the row's size (bm25's D). */
   readonly lengths: Uint32Array;
-  /**
-   * Rows and tokens as FTS5's totals count them (bm25's N, and N × the average
-   * length). A contentless table never takes a deleted row out of its totals.
-   */
-  readonly totals: { readonly rows: number; readonly tokens: number };
   #seen: Uint8Array | undefined;
 
   constructor(parts: WordPostingsParts) {
-    const { terms, offsets, rows, frequencies, lengths, totals } = parts;
+    const { terms, offsets, rows, frequencies, lengths } = parts;
     if (offsets.length !== terms.length + 1 || offsets[terms.length] !== rows.length) {
       throw new RangeError('postings: the offsets do not cover the rows');
     }
@@ -42,7 +39,6 @@ export class WordPostings {
     this.rows = rows;
     this.frequencies = frequencies;
     this.lengths = lengths;
-    this.totals = totals;
   }
 
   /** Rows of the matrix (chunks of the snapshot). */
@@ -67,9 +63,16 @@ export class WordPostings {
     return { first, end };
   }
 
-  /** Rows holding any term of the range: what FTS5 counts for the IDF of that phrase. */
-  documentFrequency(range: TermRange): number {
-    if (range.end - range.first <= 1) return this.postingCount(range);
+  /**
+   * Rows holding any term of the range, leaving out rows marked in `deleted`:
+   * what FTS5 counts for the IDF of that phrase. For a single term,
+   * `deletedPostings` (its postings in deleted rows, per term) saves the walk.
+   */
+  documentFrequency(range: TermRange, deleted?: Uint8Array, deletedPostings?: Uint32Array): number {
+    if (range.end - range.first === 1 && (deleted === undefined || deletedPostings !== undefined)) {
+      return this.postingCount(range) - (deletedPostings?.[range.first] ?? 0);
+    }
+    if (range.end === range.first) return 0;
     // A mark per row, cleared again after the count: a prefix can cover hundreds of thousands of postings.
     this.#seen ??= new Uint8Array(this.rowCount);
     const seen = this.#seen;
@@ -78,7 +81,7 @@ export class WordPostings {
     let count = 0;
     for (let i = start; i < end; i += 1) {
       const row = this.rows[i] as number;
-      if (seen[row] === 0) {
+      if (seen[row] === 0 && deleted?.[row] !== 1) {
         seen[row] = 1;
         count += 1;
       }
@@ -114,7 +117,7 @@ function codePointRank(unit: number): number {
 }
 
 /** The first index whose term is not below `token`. */
-function lowerBound(terms: readonly string[], token: string): number {
+export function lowerBound(terms: readonly string[], token: string): number {
   let low = 0;
   let high = terms.length;
   while (low < high) {

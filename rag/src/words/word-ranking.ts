@@ -1,5 +1,6 @@
 import type { QueryTerm } from '../lexical/query-terms.js';
 import type { RowRange } from '../vectors/vector-scan.js';
+import type { PostingRows } from './word-segment.js';
 
 /** One ranked full-text match: FTS5 `bm25()` with the column weights, lower is better. */
 export interface RankedChunk {
@@ -14,11 +15,17 @@ export interface ChunkScope {
   /**
    * A filter finer than vault and namespace (a tag, docs/retrieval.md#tags),
    * resolved by the snapshot for both back ends: only chunks of these files
-   * (SQLite), which are these rows of the snapshot (memory; the rows of the
-   * vault and namespace filter included). Absent: no such filter.
+   * (SQLite), which are these rows of each segment (memory; the vault and
+   * namespace filter applied too). Absent: no such filter.
    */
-  readonly narrowed?: { readonly fileIds: readonly number[]; readonly rows: readonly RowRange[] };
+  readonly narrowed?: {
+    readonly fileIds: readonly number[];
+    rangesIn(rows: PostingRows): readonly RowRange[];
+  };
 }
+
+/** Where the word tier's BM25 is computed (docs/retrieval.md#lexical-leg): /health and each response say it. */
+export type WordScoring = 'memory' | 'sqlite';
 
 /**
  * The word tier of the lexical leg for one query's terms
@@ -28,6 +35,7 @@ export interface ChunkScope {
  * the same result.
  */
 export interface WordRanking {
+  readonly scoring: WordScoring;
   documentFrequency(term: QueryTerm): number;
   rank(terms: readonly QueryTerm[], scope: ChunkScope, limit: number): RankedChunk[];
 }

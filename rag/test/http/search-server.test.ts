@@ -33,8 +33,6 @@ describe('notegate-rag serve HTTP API', () => {
   it('answers /health with readiness, freshness, full-text layout, backend and per-vault counts', async (t) => {
     const ws = workspace(t, { notes: NOTES });
     const server = await startSearchServer(t, ws);
-    const state = server.snapshots.current;
-    if (state.kind === 'ready') await state.snapshot.wordIndexSettled();
     const reply = await server.request({ path: '/health' });
     assert.equal(reply.status, 200);
     assert.deepEqual(reply.headers['cache-control'], 'no-store');
@@ -49,7 +47,7 @@ describe('notegate-rag serve HTTP API', () => {
     assert.equal(body.index.lexical_scoring, 'memory');
     assert.equal(body.index.vector_backend, 'wasm-simd-int8+exact-rescore');
     assert.equal(body.index.complete, true);
-    assert.equal(body.index.schema_version, 3);
+    assert.equal(body.index.schema_version, 4);
     assert.match(String(body.index.last_indexed_at), /^\d{4}-\d\d-\d\dT/);
     assert.deepEqual(body.vaults, [{ id: 'notes', configured: true, files: 4, chunks: 4 }]);
   });

@@ -9,6 +9,7 @@ import { runIndex } from '../../src/indexer/run-index.js';
 import { IndexSnapshot } from '../../src/snapshot/index-snapshot.js';
 import { assertConsistent, assertFtsIntact } from '../../test-support/consistency.js';
 import { E5_SMALL, MINILM, sharedEmbedder, workspace, writeConfig } from '../../test-support/fixtures.js';
+import { asOlderFormat } from '../../test-support/older-format.js';
 import { indexOptions, poisoned } from '../../test-support/run.js';
 
 const NOTES = {
@@ -271,26 +272,25 @@ describe('runIndex', () => {
       handbook: { ...NOTES, 'bookmark.md': '---\ntitle: WAL\n---\n', 'outline.md': '# Plan\n\n## Beds\n' },
     });
     await runIndex(indexOptions(ws));
-    // What a format-2 run left: no chunk for the frontmatter-only note, and the format number.
+    // What a format-2 run left: no chunk for the frontmatter-only note, no change log, the format number.
     const db = new Database(ws.config.indexPath);
     db.exec(`DELETE FROM chunks WHERE file_id = (SELECT id FROM files WHERE path = 'bookmark.md');
-      UPDATE files SET chunk_count = 0 WHERE path = 'bookmark.md';
-      UPDATE meta SET value = '2' WHERE key = 'schema_version';
-      PRAGMA user_version = 2;`);
+      UPDATE files SET chunk_count = 0 WHERE path = 'bookmark.md';`);
+    asOlderFormat(db, 2);
     db.close();
     await assert.rejects(
-      IndexSnapshot.open(ws.config.indexPath, ws.config.model, Date.now),
-      /has format version 2, this version reads 3; run 'notegate-rag index' once to upgrade it in place$/,
+      IndexSnapshot.open(ws.config.indexPath, { model: ws.config.model }),
+      /has format version 2, this version reads 4; run 'notegate-rag index' once to upgrade it in place \(the notes with tags or without a chunk are indexed again\)$/,
     );
     const summary = await runIndex(indexOptions(ws));
     assert.deepEqual([summary.updated, summary.unchanged], [2, 3], 'eng/keys.md (tags) and bookmark.md');
     assert.deepEqual(rows(ws.config.indexPath, "SELECT value FROM meta WHERE key = 'schema_version'"), [
-      { value: '3' },
+      { value: '4' },
     ]);
     assert.deepEqual(rows(ws.config.indexPath, "SELECT chunk_count FROM files WHERE path = 'bookmark.md'"), [
       { chunk_count: 1 },
     ]);
-    (await IndexSnapshot.open(ws.config.indexPath, ws.config.model, Date.now)).close();
+    (await IndexSnapshot.open(ws.config.indexPath, { model: ws.config.model })).close();
   });
 
   it('skips a symlink into the iCloud container with the diode policy as the reason', async (t) => {

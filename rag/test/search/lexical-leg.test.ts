@@ -27,11 +27,11 @@ async function indexOf(t: TestContext, notes: Notes, lexicalLayout: 'auto' | 'wo
   }
   store.finishRun('', '{}', 2);
   store.close();
-  const snapshot = await IndexSnapshot.open(file, NO_MODEL, Date.now);
+  const snapshot = await IndexSnapshot.open(file, { model: NO_MODEL });
   t.after(() => snapshot.close());
   const pathOf = new Map(
     snapshot
-      .hitRows(Array.from(snapshot.vectors.matrix.chunkIds))
+      .hitRows(snapshot.segments.states.flatMap((state) => Array.from(state.segment.matrix.chunkIds)))
       .map((hit) => [hit.chunkId, `${hit.vault}/${hit.path}`]),
   );
   const search = (query: string, depth = 10, scope = EVERYWHERE) => {

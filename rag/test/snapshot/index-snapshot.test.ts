@@ -16,7 +16,7 @@ describe('IndexSnapshot.open', () => {
     const file = path.join(tempDir(t), 'index.sqlite');
     IndexStore.open(file, { model: model(MINILM), nowMs: 0 }).close();
     await assert.rejects(
-      IndexSnapshot.open(file, model(E5_SMALL), Date.now),
+      IndexSnapshot.open(file, { model: model(E5_SMALL) }),
       refusal(
         'ERR_INDEX_MODEL_MISMATCH',
         /^index .*index\.sqlite was built with sentence-transformers\/all-MiniLM-L6-v2 \(384 dimensions\) but the config names intfloat\/multilingual-e5-small \(384 dimensions\); run 'notegate-rag index --rebuild', then restart serve$/,
@@ -26,13 +26,13 @@ describe('IndexSnapshot.open', () => {
     db.pragma('user_version = 99');
     db.close();
     await assert.rejects(
-      IndexSnapshot.open(file, model(MINILM), Date.now),
-      refusal('ERR_INDEX_SCHEMA', /has format version 99, this version reads 3; run 'notegate-rag index --rebuild'$/),
+      IndexSnapshot.open(file, { model: model(MINILM) }),
+      refusal('ERR_INDEX_SCHEMA', /has format version 99, this version reads 4; run 'notegate-rag index --rebuild'$/),
     );
     const empty = path.join(tempDir(t), 'empty.sqlite');
     new Database(empty).close();
     await assert.rejects(
-      IndexSnapshot.open(empty, model(MINILM), Date.now),
+      IndexSnapshot.open(empty, { model: model(MINILM) }),
       refusal(
         'ERR_INDEX_SCHEMA',
         /is not a notegate index \(or it is still being created\); run 'notegate-rag index'$/,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { intersectRanges, rangesOfRows } from '../../src/snapshot/row-ranges.js';
+import { rangesHolding, rangesOfRows } from '../../src/snapshot/row-ranges.js';
 
 describe('row ranges', () => {
   it('collapses rows into the fewest ascending ranges', () => {
@@ -11,17 +11,16 @@ describe('row ranges', () => {
     assert.deepEqual(rangesOfRows([]), []);
   });
 
-  it('intersects two lists of ranges', () => {
-    const cases: readonly (readonly [[number, number][], [number, number][], [number, number][]])[] = [
+  it('keeps the rows of the ranges that hold a chosen chunk', () => {
+    // Row r holds chunk 100 + r.
+    const chunkIds = Array.from({ length: 12 }, (_, row) => 100 + row);
+    const cases: readonly (readonly [[number, number][], number[], [number, number][]])[] = [
       [
-        [[0, 10]],
+        [[0, 12]],
+        [102, 103, 106, 107, 108],
         [
           [2, 4],
-          [6, 12],
-        ],
-        [
-          [2, 4],
-          [6, 10],
+          [6, 9],
         ],
       ],
       [
@@ -29,7 +28,7 @@ describe('row ranges', () => {
           [0, 2],
           [5, 7],
         ],
-        [[2, 5]],
+        [102, 103, 104],
         [],
       ],
       [
@@ -37,17 +36,18 @@ describe('row ranges', () => {
           [0, 3],
           [4, 8],
         ],
-        [[1, 6]],
+        [101, 102, 103, 104, 105],
         [
           [1, 3],
           [4, 6],
         ],
       ],
-      [[], [[0, 9]], []],
+      [[[0, 12]], [], []],
+      [[], [100, 101], []],
+      [[[0, 12]], [999], []],
     ];
-    for (const [a, b, both] of cases) {
-      assert.deepEqual(intersectRanges(a, b), both);
-      assert.deepEqual(intersectRanges(b, a), both);
+    for (const [ranges, chosen, held] of cases) {
+      assert.deepEqual(rangesHolding(chunkIds, ranges, new Set(chosen)), held);
     }
   });
 });

@@ -34,21 +34,23 @@ async function health(server: RunningServer): Promise<{ last_indexed_at: string;
 }
 
 describe('snapshot refresh', () => {
-  it('keeps the loaded vectors when an index run changed only metadata, and reloads them when vectors changed', async (t) => {
+  it('keeps the in-memory index when an index run changed only metadata, follows changed chunks, and loads another log whole', async (t) => {
     const ws = workspace(t, { notes: NOTES });
     const server = await startSearchServer(t, ws);
     const query = { query: 'signing keys', top: 5 };
     const first = snapshotOf(server);
+    assert.equal(first.load.kind, 'whole');
     const hits = hitsOf(await server.search(query));
     assert.equal(hits.length, 2);
     const before = await health(server);
 
-    // A no-op run commits only its finish (fingerprint, last_indexed_at): a new snapshot, the same vectors.
+    // A no-op run commits only its finish (fingerprint, last_indexed_at): a new snapshot, the same segments.
     const noop = await runIndex(indexOptions(ws, { clock: () => Date.parse(before.last_indexed_at) + 60_000 }));
     assert.deepEqual([noop.new, noop.updated, noop.removed, noop.unchanged], [0, 0, 0, 2]);
     const second = await follow(server);
     assert.notEqual(second, first, 'the snapshot swapped');
-    assert.equal(second.vectors, first.vectors, 'the vectors were not loaded again');
+    assert.equal(second.load.kind, 'same');
+    assert.equal(second.segments, first.segments, 'nothing was loaded again');
     const fresh = await health(server);
     assert.ok(
       fresh.last_indexed_at > before.last_indexed_at,
@@ -64,31 +66,31 @@ describe('snapshot refresh', () => {
     assert.deepEqual([touched.new, touched.updated, touched.unchanged], [0, 0, 2]);
     const third = await follow(server);
     assert.notEqual(third, second);
-    assert.equal(third.vectors, first.vectors);
+    assert.equal(third.segments, first.segments);
     assert.deepEqual(hitsOf(await server.search(query)), hits);
 
-    // New content: the vectors are loaded again and the new text is found.
+    // New content: the file's old chunk is deleted in place, its new one is a segment of its own.
     writeFileSync(keys, '# Keys\n\n## Rotation\n\nRotate the signing keys every thirty days.\n');
     const updated = await runIndex(indexOptions(ws));
     assert.equal(updated.updated, 1);
     const fourth = await follow(server);
-    assert.notEqual(fourth.vectors, first.vectors, 'changed vectors are loaded');
+    assert.deepEqual(fourth.load, { kind: 'changes', changes: 2 });
+    const [base, added] = fourth.segments.states;
+    assert.equal(base?.segment, first.segments.states[0]?.segment, 'the loaded segment is kept');
+    assert.deepEqual([base?.deletedCount, added?.segment.rowCount, fourth.segments.states.length], [1, 1, 2]);
     const now = hitsOf(await server.search(query));
     assert.match(String(now.find((h) => h.path === 'ops/keys.md')?.text), /thirty days/);
 
-    // An index whose generation is unknown (written before it was recorded) is always loaded again.
-    const alter = (sql: string) => {
-      const raw = new Database(ws.config.indexPath);
-      raw.exec(sql);
-      raw.close();
-    };
-    alter("DELETE FROM meta WHERE key = 'vectors_generation'");
+    // Another change log (a rebuild, or a file put in place of the index) is loaded whole.
+    const raw = new Database(ws.config.indexPath);
+    raw.exec("UPDATE meta SET value = 'another log' WHERE key = 'change_log_id'");
+    raw.close();
     const fifth = await follow(server);
-    assert.notEqual(fifth.vectors, fourth.vectors);
-    alter("UPDATE meta SET value = '1' WHERE key = 'last_indexed_at_ms'");
-    const sixth = await follow(server);
-    assert.notEqual(sixth, fifth);
-    assert.notEqual(sixth.vectors, fifth.vectors);
+    assert.deepEqual(
+      [fifth.load.kind, fifth.load.kind === 'whole' && fifth.load.reason],
+      ['whole', 'the index was rebuilt'],
+    );
+    assert.equal(fifth.segments.states.length, 1);
     assert.deepEqual(hitsOf(await server.search(query)), now);
   });
 });

@@ -4,9 +4,12 @@ import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { NO_MODEL } from '../../src/config/models.js';
 import { RagError } from '../../src/errors/rag-error.js';
+import { CHANGE_LOG_MIN_ENTRIES, readChangesSince, readLogPosition } from '../../src/store/change-log.js';
+import { assertIndexMatches } from '../../src/store/index-meta.js';
 import { IndexStore, type StoredChunk } from '../../src/store/index-store.js';
 import { assertConsistent, assertFtsIntact } from '../../test-support/consistency.js';
 import { E5_SMALL, MINILM, model, fileRecord as record, tempDir } from '../../test-support/fixtures.js';
+import { asOlderFormat } from '../../test-support/older-format.js';
 
 const minilm = model(MINILM);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -66,10 +69,10 @@ describe('IndexStore', () => {
   it('creates the schema once and records model, dimension, full-text layout and format', (t) => {
     const file = path.join(tempDir(t), 'sub', 'index.sqlite');
     const store = open(file);
-    const { vectorsGeneration, ...meta } = store.meta;
-    assert.match(String(vectorsGeneration), UUID);
+    const { changeLogId, ...meta } = store.meta;
+    assert.match(changeLogId, UUID);
     assert.deepEqual(meta, {
-      schemaVersion: 3,
+      schemaVersion: 4,
       modelId: MINILM,
       dimension: 384,
       lexicalLayout: 'words+trigram',
@@ -119,42 +122,111 @@ describe('IndexStore', () => {
     store.close();
   });
 
-  it('changes the vectors generation in every transaction that changes chunks or vectors, and only then', (t) => {
+  it('logs every chunk added and removed in the transaction that changes it, and nothing else', (t) => {
     const file = path.join(tempDir(t), 'index.sqlite');
     const store = open(file);
-    const seen = new Set<string | undefined>();
-    const generation = () => store.meta.vectorsGeneration;
-    const changed = (label: string) => {
-      const now = generation();
-      assert.match(String(now), UUID, label);
-      assert.ok(!seen.has(now), `${label}: a new generation`);
-      seen.add(now);
+    const log = () => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return readChangesSince(db, 0)?.map((c) => `${c.added ? '+' : '-'}${c.chunkId}`) ?? [];
+      } finally {
+        db.close();
+      }
     };
-    changed('created');
-    store.replaceFile(record('a.md'), [chunk(0, 'one')], 5);
-    changed('replaceFile');
-    const before = generation();
+    store.replaceFile(record('a.md'), [chunk(0, 'one'), chunk(1, 'two')], 5);
+    assert.deepEqual(log(), ['+1', '+2']);
     store.touchFiles([{ id: store.fileRows('v').get('a.md')?.id ?? 0, mtimeMs: 9, sizeBytes: 9 }]);
     store.finishRun('fp', '{}', 10);
     store.writeMeta({ 'model_hash:x': 'y' });
-    assert.equal(generation(), before, 'touchFiles, finishRun and writeMeta keep the vectors generation');
+    assert.deepEqual(log(), ['+1', '+2'], 'touchFiles, finishRun and writeMeta change no chunk');
     assert.throws(() => store.replaceFile(record('a.md'), [chunk(0, 'x'), chunk(0, 'y')], 6), /UNIQUE/);
-    assert.equal(generation(), before, 'a rolled-back replacement keeps it too');
+    assert.deepEqual(log(), ['+1', '+2'], 'a rolled-back replacement leaves no entry');
+    store.replaceFile(record('a.md'), [chunk(0, 'three')], 7);
     store.removeFiles([store.fileRows('v').get('a.md')?.id ?? 0]);
-    changed('removeFiles');
+    // Removals before additions, in commit order; SQLite gives the new chunk the freed id 1 again.
+    assert.deepEqual(log(), ['+1', '+2', '-1', '-2', '+1', '-1']);
+    const before = store.meta.changeLogId;
     store.close();
     const rebuilt = open(file, { rebuild: true });
-    assert.ok(!seen.has(rebuilt.meta.vectorsGeneration), 'rebuild: a new generation');
+    assert.notEqual(rebuilt.meta.changeLogId, before, 'a rebuild starts another log');
+    assert.deepEqual(log(), []);
     rebuilt.close();
   });
 
-  it('gives an index written before the vectors generation existed one at the next open', (t) => {
+  it('prunes the oldest log entries at the end of a run, keeping as many as the index has chunks and at least a floor', (t) => {
     const file = path.join(tempDir(t), 'index.sqlite');
-    createThenAlter(file, (db) => db.exec("DELETE FROM meta WHERE key = 'vectors_generation'"));
-    const store = open(file);
-    assert.match(String(store.meta.vectorsGeneration), UUID);
+    const store = open(file, { model: NO_MODEL });
+    const raw = new Database(file);
+    t.after(() => raw.close());
+    const fill = raw.prepare('INSERT INTO chunk_changes (chunk_id, added) VALUES (?, 1)');
+    raw.transaction(() => {
+      for (let i = 0; i < CHANGE_LOG_MIN_ENTRIES + 10; i += 1) fill.run(i);
+    })();
+    store.replaceFile(record('a.md'), [chunk(0, 'one', 0)], 5);
+    const position = () => {
+      raw.exec('BEGIN');
+      try {
+        return { last: readLogPosition(raw).seq, entries: readChangesSince(raw, 0), from: readChangesSince(raw, 11) };
+      } finally {
+        raw.exec('COMMIT');
+      }
+    };
+    assert.equal(position().entries?.length, CHANGE_LOG_MIN_ENTRIES + 11, 'nothing pruned before the run ends');
+    store.finishRun('fp', '{}', 10);
+    const after = position();
+    assert.equal(after.last, CHANGE_LOG_MIN_ENTRIES + 11, 'the sequence goes on');
+    assert.equal(after.entries, undefined, 'a reader at 0 is too far behind');
+    assert.equal(after.from?.length, CHANGE_LOG_MIN_ENTRIES, 'a reader at 11 can follow');
+    assert.deepEqual(after.from?.at(-1), { seq: CHANGE_LOG_MIN_ENTRIES + 11, chunkId: 1, added: true });
     store.close();
   });
+
+  for (const [from, cost] of [
+    [2, 'the notes with tags or without a chunk are indexed again'],
+    [3, 'nothing is indexed again'],
+  ] as const) {
+    it(`upgrades an index of format ${from} in place: the change log, a log id instead of the vectors generation, ${cost}`, (t) => {
+      const file = path.join(tempDir(t), 'index.sqlite');
+      const store = open(file);
+      store.replaceFile(record('a.md'), [chunk(0, 'kept')], 5);
+      store.replaceFile(record('tagged.md', { tags: ['ops'] }), [chunk(0, 'tagged')], 5);
+      store.close();
+      const db = new Database(file);
+      asOlderFormat(db, from);
+      db.close();
+      const reader = new Database(file, { readonly: true });
+      assert.throws(
+        () => assertIndexMatches(reader, file, minilm, 'x'),
+        (err: unknown) =>
+          err instanceof RagError &&
+          err.message.endsWith(
+            `format version ${from}, this version reads 4; run 'notegate-rag index' once to upgrade it in place (${cost})`,
+          ),
+      );
+      reader.close();
+      const upgraded = open(file);
+      assert.equal(upgraded.meta.schemaVersion, 4);
+      assert.match(upgraded.meta.changeLogId, UUID);
+      assert.equal(upgraded.metaValue('vectors_generation'), undefined);
+      // Format 2 to 3: the next run reads the tagged note again (its fingerprint no longer matches).
+      const fingerprints = [...upgraded.fileRows('v').values()].map((row) => [row.path, row.fingerprint]);
+      assert.deepEqual(fingerprints.sort(), [
+        ['a.md', 'fp'],
+        ['tagged.md', from === 2 ? '' : 'fp'],
+      ]);
+      upgraded.replaceFile(record('b.md'), [chunk(0, 'new')], 6);
+      upgraded.close();
+      const log = new Database(file, { readonly: true });
+      assert.deepEqual(
+        log.prepare('SELECT added FROM chunk_changes').pluck().all(),
+        [1],
+        'the log starts at the upgrade',
+      );
+      log.close();
+      assert.deepEqual(assertConsistent(file, 384), { files: 3, chunks: 3, vectors: 3 });
+      assertFtsIntact(file);
+    });
+  }
 
   it('leaves the previous rows intact when a replacement fails half-way', (t) => {
     const file = path.join(tempDir(t), 'index.sqlite');
@@ -278,7 +350,7 @@ describe('IndexStore', () => {
   it('refuses an index of another format version, naming --rebuild', (t) => {
     const file = path.join(tempDir(t), 'index.sqlite');
     createThenAlter(file, (db) => db.pragma('user_version = 99'));
-    assert.throws(() => open(file), /format version 99, this version reads 3; run 'notegate-rag index --rebuild'/);
+    assert.throws(() => open(file), /format version 99, this version reads 4; run 'notegate-rag index --rebuild'/);
     open(file, { rebuild: true }).close();
   });
 
@@ -300,10 +372,10 @@ describe('IndexStore', () => {
       (err: unknown) =>
         err instanceof RagError &&
         err.code === 'ERR_INDEX_SCHEMA' &&
-        /format version 1, this version reads 3; run 'notegate-rag index --rebuild'/.test(err.message),
+        /format version 1, this version reads 4; run 'notegate-rag index --rebuild'/.test(err.message),
     );
     const rebuilt = open(file, { rebuild: true });
-    assert.equal(rebuilt.meta.schemaVersion, 3);
+    assert.equal(rebuilt.meta.schemaVersion, 4);
     rebuilt.replaceFile(record('a.md'), [chunk(0, 'fresh')], 5);
     rebuilt.close();
     assertFtsIntact(file);

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { seededRandom } from '@notegate/kit/testing';
 import type { VectorMatrix } from '../../src/store/load-vectors.js';
 import { instantiateDotI8 } from '../../src/vectors/dot-kernel.js';
-import { Int8VectorSearch } from '../../src/vectors/int8-scan.js';
+import { Int8VectorSearch, quantizeMatrix } from '../../src/vectors/int8-scan.js';
 import { exactScan, rangesFor } from '../../src/vectors/vector-scan.js';
 import { encodeModule, op, VALUE_TYPE } from '../../src/vectors/wasm-encoding.js';
 
@@ -38,11 +38,15 @@ function matrixOf(vectors: readonly Float32Array[], vaultOf: (i: number) => stri
   };
 }
 
+function int8Search(matrix: VectorMatrix): Int8VectorSearch {
+  return Int8VectorSearch.over(matrix, quantizeMatrix(matrix));
+}
+
 describe('int8 WebAssembly scan with exact rescoring', () => {
   it('the hand-written kernel computes exact integer dot products', () => {
     const dimension = 64;
     const count = 5;
-    const memory = new WebAssembly.Memory({ initial: 1 });
+    const memory = new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true });
     const dot = instantiateDotI8(memory);
     const query = new Int16Array(memory.buffer, 0, dimension);
     const out = new Int32Array(memory.buffer, 256, count);
@@ -69,7 +73,7 @@ describe('int8 WebAssembly scan with exact rescoring', () => {
         body: [op.localGet(0), op.i32Const(-123456), op.i32Store],
       },
     ]);
-    const memory = new WebAssembly.Memory({ initial: 1 });
+    const memory = new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true });
     const put = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports.put;
     assert.equal(typeof put, 'function');
     if (typeof put === 'function') put(8);
@@ -88,12 +92,12 @@ describe('int8 WebAssembly scan with exact rescoring', () => {
       },
     ],
   ] as const) {
-    it(`returns exactly the plain scan's top k, filtered or not, on ${label}`, async () => {
+    it(`returns exactly the plain scan's top k, filtered or not, on ${label}`, () => {
       const dimension = 384;
       const random = seededRandom(label.length);
       const vectors = build(random, dimension);
       const matrix = matrixOf(vectors, (i) => (i % 50 === 0 ? 'a' : 'b'), dimension);
-      const fast = await Int8VectorSearch.build(matrix);
+      const fast = int8Search(matrix);
       const plain = exactScan(matrix);
       const filters = [
         rangesFor(matrix, undefined, undefined),
@@ -112,20 +116,55 @@ describe('int8 WebAssembly scan with exact rescoring', () => {
     });
   }
 
-  it('copes with an all-zero query and an empty matrix', async () => {
+  it('copes with an all-zero query and an empty matrix', () => {
     const dimension = 32;
     const random = seededRandom(9);
     const matrix = matrixOf([unit(random, dimension), unit(random, dimension)], () => 'a', dimension);
-    const fast = await Int8VectorSearch.build(matrix);
+    const fast = int8Search(matrix);
     const zero = new Float32Array(dimension);
     const all = rangesFor(matrix, undefined, undefined);
     assert.deepEqual(fast.topK(zero, 2, all), exactScan(matrix).topK(zero, 2, all));
-    const empty = await Int8VectorSearch.build(matrixOf([], () => 'a', dimension));
+    const empty = int8Search(matrixOf([], () => 'a', dimension));
     assert.deepEqual(empty.topK(zero, 5, []), []);
   });
 
-  it('refuses a dimension the kernel cannot step through', async () => {
+  it('refuses a dimension the kernel cannot step through', () => {
     const random = seededRandom(1);
-    await assert.rejects(Int8VectorSearch.build(matrixOf([unit(random, 40)], () => 'a', 40)), /multiple of 32/);
+    assert.throws(() => quantizeMatrix(matrixOf([unit(random, 40)], () => 'a', 40)), /multiple of 32/);
+  });
+
+  it('leaves deleted rows out before the cut, as if they were not there', () => {
+    const dimension = 64;
+    const random = seededRandom(17);
+    const vectors = Array.from({ length: 500 }, () => unit(random, dimension));
+    const matrix = matrixOf(vectors, () => 'a', dimension);
+    const deleted = new Uint8Array(matrix.count);
+    for (let row = 0; row < matrix.count; row += 3) deleted[row] = 1;
+    // Without the deleted rows: the k-th surviving chunk id (ascending) is id k + 1 there.
+    const survivors = Array.from(matrix.chunkIds)
+      .filter((_, row) => deleted[row] !== 1)
+      .sort((a, b) => a - b);
+    const kept = matrixOf(
+      survivors.map((id) => vectors[id - 1] ?? new Float32Array(dimension)),
+      () => 'a',
+      dimension,
+    );
+    const fast = int8Search(matrix);
+    const everything = rangesFor(matrix, undefined, undefined);
+    for (let q = 0; q < 20; q += 1) {
+      // Every other query is a deleted row itself, which would rank first.
+      const deletedId = matrix.chunkIds[q * 3] ?? 1;
+      const query = q % 2 === 0 ? (vectors[deletedId - 1] ?? unit(random, dimension)) : unit(random, dimension);
+      const expected = exactScan(kept)
+        .topK(query, 10, rangesFor(kept, undefined, undefined))
+        .map((hit) => ({ chunkId: survivors[hit.chunkId - 1], score: hit.score }));
+      const plain = exactScan(matrix).topK(query, 10, everything, deleted);
+      assert.deepEqual(
+        plain.map((hit) => ({ chunkId: hit.chunkId, score: hit.score })),
+        expected,
+        `query ${q}`,
+      );
+      assert.deepEqual(fast.topK(query, 10, everything, deleted), plain, `query ${q}`);
+    }
   });
 });

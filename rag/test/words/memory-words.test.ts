@@ -6,10 +6,12 @@ import { NO_MODEL } from '../../src/config/models.js';
 import { queryTerms } from '../../src/lexical/query-terms.js';
 import { lexicalLeg } from '../../src/search/lexical-leg.js';
 import { IndexSnapshot } from '../../src/snapshot/index-snapshot.js';
+import { SegmentWorker } from '../../src/snapshot/segment-worker-client.js';
 import { IndexStore, type StoredChunk } from '../../src/store/index-store.js';
 import type { MemoryWords } from '../../src/words/memory-words.js';
 import type { ChunkScope } from '../../src/words/word-ranking.js';
 import { fileRecord, tempDir } from '../../test-support/fixtures.js';
+import { follow, install, mergeOf, type PendingMerge } from '../../test-support/segments.js';
 
 /**
  * Words of several scripts: English inflections porter folds, diacritics, a lone combining mark (a
@@ -58,9 +60,10 @@ const TAGS: readonly (readonly string[])[] = [[], ['review'], ['Project/Alpha', 
  * A corpus written the way `index` writes it, one transaction per file, then
  * changed: files replaced and removed (FTS5 segments, tombstones, and chunk
  * ids reused after the last file goes), and some notes copied into another
- * vault unchanged (exact score ties).
+ * vault unchanged (exact score ties). Each step is one transaction; the
+ * last finishes the run.
  */
-function writeCorpus(file: string, seed: number, layout: 'auto' | 'words'): void {
+function corpusSteps(file: string, seed: number, layout: 'auto' | 'words'): (() => void)[] {
   const random = seededRandom(seed);
   const store = IndexStore.open(file, { model: NO_MODEL, nowMs: 1, lexicalLayout: layout });
   const write = (f: number, vault = VAULTS[f % VAULTS.length] ?? 'big', chunks = chunksOf(random, 1 + (f % 4))) => {
@@ -70,34 +73,76 @@ function writeCorpus(file: string, seed: number, layout: 'auto' | 'words'): void
     return chunks;
   };
   const copies = new Map<number, StoredChunk[]>();
-  for (let f = 0; f < 90; f += 1) copies.set(f, write(f));
-  for (let f = 0; f < 90; f += 7) write(f);
-  store.removeFiles(store.fileIdsOfVault('mid').slice(0, 4));
-  const last = store.fileRows('small');
-  store.removeFiles([...last.values()].map((row) => row.id).slice(-2));
-  for (let f = 90; f < 96; f += 1) write(f);
-  for (let f = 0; f < 10; f += 1) write(f, 'copy', copies.get(f));
-  store.finishRun('', '{}', 2);
-  store.close();
+  const steps: (() => void)[] = [];
+  for (let f = 0; f < 90; f += 1) steps.push(() => copies.set(f, write(f)));
+  for (let f = 0; f < 90; f += 7) steps.push(() => write(f));
+  steps.push(() => store.removeFiles(store.fileIdsOfVault('mid').slice(0, 4)));
+  steps.push(() => store.removeFiles([...store.fileRows('small').values()].map((row) => row.id).slice(-2)));
+  for (let f = 90; f < 96; f += 1) steps.push(() => write(f));
+  for (let f = 0; f < 10; f += 1) steps.push(() => write(f, 'copy', copies.get(f)));
+  steps.push(() => {
+    store.finishRun('', '{}', 2);
+    store.close();
+  });
+  return steps;
 }
 
-/** The same index opened twice: the word tier from memory (once built) and in SQLite. */
-async function bothWays(t: TestContext, seed: number, layout: 'auto' | 'words') {
+/**
+ * The word tier in memory: `whole`, the finished corpus loaded at once (one
+ * segment); `followed`, a snapshot of its first 30 files that follows the
+ * rest a few transactions at a time (a segment per step, rows deleted in
+ * place), with merges of segments, each installed one step after it began,
+ * so that rows deleted meanwhile are deleted in the merged segment.
+ */
+async function memorySnapshot(file: string, steps: readonly (() => void)[], how: 'whole' | 'followed') {
+  if (how === 'whole') {
+    for (const step of steps) step();
+    return { snapshot: await IndexSnapshot.open(file, { model: NO_MODEL }), merges: 0 };
+  }
+  const worker = new SegmentWorker();
+  try {
+    const options = { model: NO_MODEL, worker };
+    for (const step of steps.slice(0, 30)) step();
+    let snapshot = await IndexSnapshot.open(file, options);
+    let pending: PendingMerge | undefined;
+    let merges = 0;
+    for (const [i, step] of steps.slice(30).entries()) {
+      step();
+      if (i % 4 !== 3 && i !== steps.length - 31) continue;
+      snapshot = await follow(file, snapshot, options);
+      if (pending) {
+        install(snapshot, pending);
+        merges += 1;
+      }
+      const count = snapshot.segments.states.length;
+      // In turn: the newest segments together, and the first with the newest; none once files are replaced
+      // (i ≥ 60), so that the end state holds rows deleted in place.
+      const merge = i % 8 === 3 ? [count - 3, count - 2, count - 1] : [0, count - 1];
+      pending = count < 3 || i >= 60 ? undefined : mergeOf(snapshot, merge);
+    }
+    return { snapshot, merges };
+  } finally {
+    await worker.close();
+  }
+}
+
+/** The same index opened twice: the word tier from memory and in SQLite. */
+async function bothWays(t: TestContext, seed: number, layout: 'auto' | 'words', how: 'whole' | 'followed' = 'whole') {
   const file = path.join(tempDir(t), 'index.sqlite');
-  writeCorpus(file, seed, layout);
-  const memory = await IndexSnapshot.open(file, NO_MODEL, Date.now);
-  const sqlite = await IndexSnapshot.open(file, NO_MODEL, Date.now, undefined, { memoryWords: false });
+  const { snapshot: memory, merges } = await memorySnapshot(file, corpusSteps(file, seed, layout), how);
+  const sqlite = await IndexSnapshot.open(file, { model: NO_MODEL, memoryWords: false });
   t.after(() => {
     memory.close();
     sqlite.close();
   });
-  await memory.wordIndexSettled();
-  const state = memory.wordIndex;
-  assert.equal(state.kind, 'ready', state.kind === 'unavailable' ? state.reason : '');
   assert.equal(memory.lexical.scoring, 'memory');
   assert.equal(sqlite.lexical.scoring, 'sqlite');
-  if (state.kind !== 'ready') throw new Error('unreachable');
-  return { memory, sqlite, words: state.words, ngrams: layout === 'auto' };
+  if (how === 'followed') {
+    assert.ok(memory.segments.states.length > 1, 'several segments');
+    assert.ok(memory.segments.deletedRows > 0, 'deleted rows');
+    assert.ok(merges >= 5, `merges: ${merges}`);
+  }
+  return { memory, sqlite, words: ready(memory), ngrams: layout === 'auto' };
 }
 
 /** Queries: a few words of any script, a Han run or single character (a prefix term), a line of a chunk. */
@@ -120,13 +165,15 @@ const SCOPES: readonly ChunkScope[] = [
 ];
 
 describe('the in-memory word index', () => {
-  for (const [layout, seed] of [
-    ['auto', 11],
-    ['auto', 12],
-    ['words', 13],
+  for (const [layout, seed, how] of [
+    ['auto', 11, 'whole'],
+    ['auto', 12, 'whole'],
+    ['words', 13, 'whole'],
+    ['auto', 14, 'followed'],
+    ['words', 15, 'followed'],
   ] as const) {
-    it(`gives FTS5's document frequencies and bm25 ranking to the last bit (layout ${layout}, corpus ${seed})`, async (t) => {
-      const { sqlite, words, ngrams } = await bothWays(t, seed, layout);
+    it(`gives FTS5's document frequencies and bm25 ranking to the last bit (layout ${layout}, corpus ${seed}, ${how === 'whole' ? 'loaded whole' : 'followed in segments, with deletions and merges'})`, async (t) => {
+      const { sqlite, words, ngrams } = await bothWays(t, seed, layout, how);
       let ranked = 0;
       for (const query of queries(seed, 120)) {
         const { terms } = queryTerms(query, { ngrams });
@@ -158,7 +205,7 @@ describe('the in-memory word index', () => {
   }
 
   it('leaves the lexical leg unchanged, every tier, with and without filters', async (t) => {
-    const { memory, sqlite } = await bothWays(t, 21, 'auto');
+    const { memory, sqlite } = await bothWays(t, 21, 'auto', 'followed');
     const tiers = new Set<string>();
     // Tag filters are resolved by each snapshot: files for SQLite, rows for the memory.
     const tagged = [
@@ -176,8 +223,10 @@ describe('the in-memory word index', () => {
     for (const query of [...queries(21, 80), 'DEC-0054', 'rotate signing keys', 'beruhigung', 'the of and']) {
       for (const { inMemory, inSqlite } of scopes) {
         for (const depth of [100, 10]) {
-          const expected = lexicalLeg(query, depth, sqlite.lexical, inSqlite);
-          assert.deepEqual(lexicalLeg(query, depth, memory.lexical, inMemory), expected, query);
+          const { wordScoring: inSqliteScoring, ...expected } = lexicalLeg(query, depth, sqlite.lexical, inSqlite);
+          const { wordScoring: fromMemory, ...found } = lexicalLeg(query, depth, memory.lexical, inMemory);
+          assert.deepEqual(found, expected, query);
+          assert.deepEqual([fromMemory, inSqliteScoring], ['memory', 'sqlite']);
           for (const tier of expected.tiers) tiers.add(tier);
         }
       }
@@ -199,9 +248,8 @@ describe('the in-memory word index', () => {
     for (let f = 0; f < 40; f += 1) store.replaceFile(fileRecord(`n${f}.md`, { aliases: [] }), same, 1);
     store.finishRun('', '{}', 2);
     store.close();
-    const snapshot = await IndexSnapshot.open(file, NO_MODEL, Date.now);
+    const snapshot = await IndexSnapshot.open(file, { model: NO_MODEL });
     t.after(() => snapshot.close());
-    await snapshot.wordIndexSettled();
     const words = ready(snapshot);
     const { terms } = queryTerms(same[0]?.text ?? '', { ngrams: true });
     const ranking = words.wordRanking(terms);
@@ -222,7 +270,7 @@ describe('the in-memory word index', () => {
 });
 
 function ready(snapshot: IndexSnapshot): MemoryWords {
-  const state = snapshot.wordIndex;
-  if (state.kind !== 'ready') throw new Error(`word index ${state.kind}`);
-  return state.words;
+  const { words } = snapshot;
+  if (words === undefined) throw new Error('the word tier is ranked in SQLite');
+  return words;
 }

@@ -1,20 +1,21 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
-import { waitFor } from '@notegate/kit/testing';
-import Database from 'better-sqlite3';
 import { NO_MODEL } from '../../src/config/models.js';
 import { IndexSnapshot } from '../../src/snapshot/index-snapshot.js';
+import { type ReplyTo, runSegmentJob, type SegmentJob } from '../../src/snapshot/segment-jobs.js';
+import type { SegmentJobs } from '../../src/snapshot/segment-worker-client.js';
 import { SnapshotSource } from '../../src/snapshot/snapshot-source.js';
 import { IndexStore } from '../../src/store/index-store.js';
+import { loadVectorMatrix } from '../../src/store/load-vectors.js';
 import { openDatabase } from '../../src/store/open-database.js';
 import { Fts5Mirror } from '../../src/words/fts5-mirror.js';
 import { MemoryWords } from '../../src/words/memory-words.js';
 import { SqliteWords } from '../../src/words/sqlite-words.js';
 import { describeWordIndex } from '../../src/words/word-index.js';
-import { buildWordIndex, type WordIndexRequest } from '../../src/words/word-index-build.js';
+import { buildWordIndex, prepareWordVocabulary } from '../../src/words/word-index-build.js';
 import { differenceFromSqlite } from '../../src/words/word-index-check.js';
-import { WordPostings, type WordPostingsParts } from '../../src/words/word-postings.js';
+import { WordPostings } from '../../src/words/word-postings.js';
 import { fileRecord, tempDir } from '../../test-support/fixtures.js';
 
 const NOTES: Readonly<Record<string, string>> = {
@@ -41,59 +42,76 @@ function indexFile(t: TestContext): string {
 }
 
 async function open(t: TestContext, file: string, previous?: IndexSnapshot, memoryWords = true) {
-  const snapshot = await IndexSnapshot.open(file, NO_MODEL, Date.now, previous, { memoryWords });
+  const snapshot = await IndexSnapshot.open(file, { model: NO_MODEL, previous, memoryWords });
   t.after(() => snapshot.close());
   return snapshot;
 }
 
-/** What a snapshot would ask a worker to build, built in this thread. */
-function requestOf(snapshot: IndexSnapshot, file: string): WordIndexRequest {
-  return { file, generation: snapshot.meta.vectorsGeneration ?? '', rows: snapshot.vectors.matrix };
+/** Segment jobs run in this thread; after the first whole load, `meanwhile` commits (before the snapshot's own read). */
+function inThread(meanwhile: () => void): SegmentJobs {
+  const mirror = new Fts5Mirror();
+  let loads = 0;
+  return {
+    run: async <J extends SegmentJob>(job: J) => {
+      const reply = runSegmentJob(job, () => mirror);
+      if (job.kind === 'base' && loads++ === 0) meanwhile();
+      return reply as ReplyTo<J>;
+    },
+  };
 }
 
 describe('the word index of a snapshot', () => {
-  it('ranks in SQLite while it is built, from memory once built, and is shared by the next snapshot of the same state', async (t) => {
+  it('ranks from memory from the first request; the next snapshot of the same state shares it, a change adds a segment', async (t) => {
     const file = indexFile(t);
     const first = await open(t, file);
-    assert.equal(first.wordIndex.kind, 'building');
-    assert.equal(first.lexical.scoring, 'sqlite');
-    await first.wordIndexSettled();
-    assert.equal(first.wordIndex.kind, 'ready');
     assert.equal(first.lexical.scoring, 'memory');
+    assert.deepEqual(first.load.kind === 'whole' && first.load.wordIndex.kind, 'ready');
 
     const again = await open(t, file, first);
-    assert.equal(again.wordIndex, first.wordIndex, 'the same generation keeps its index');
+    assert.equal(again.load.kind, 'same');
+    assert.equal(again.segments, first.segments, 'the same state keeps its index');
     first.close();
     assert.equal(again.lexical.scoring, 'memory', 'closing the older snapshot leaves the index to the newer');
 
     write(file, { 'new.md': 'a new note about keys' });
     const changed = await open(t, file, again);
-    assert.equal(changed.wordIndex.kind, 'building', 'new chunks: a new index');
-    await changed.wordIndexSettled();
+    assert.deepEqual(changed.load, { kind: 'changes', changes: 1 });
+    assert.equal(changed.segments.states.length, 2);
     assert.equal(changed.lexical.scoring, 'memory');
     assert.equal(again.lexical.scoring, 'memory');
   });
 
-  it('stops a build when the last snapshot of its generation closes', async (t) => {
-    const snapshot = await IndexSnapshot.open(indexFile(t), NO_MODEL, Date.now);
-    snapshot.close();
-    await snapshot.wordIndexSettled();
-    assert.deepEqual(snapshot.wordIndex, { kind: 'unavailable', reason: 'no snapshot of this generation is open' });
-  });
-
-  it('is not built when switched off, or for an index that records no generation', async (t) => {
-    const file = indexFile(t);
-    const off = await open(t, file, undefined, false);
-    assert.deepEqual(off.wordIndex, { kind: 'unavailable', reason: 'switched off' });
+  it('is not built when switched off: the word tier is ranked in SQLite', async (t) => {
+    const off = await open(t, indexFile(t), undefined, false);
+    assert.deepEqual(off.load, {
+      kind: 'whole',
+      reason: 'first load',
+      wordIndex: { kind: 'unavailable', reason: 'switched off' },
+    });
     assert.equal(off.lexical.scoring, 'sqlite');
-    const raw = new Database(file);
-    raw.exec("DELETE FROM meta WHERE key = 'vectors_generation'");
-    raw.close();
-    const unknown = await open(t, file);
-    assert.equal(unknown.wordIndex.kind, 'unavailable');
+    assert.equal(off.segments.hasWords, false);
   });
 
-  it("reports how the current snapshot's build ended, and nothing for a snapshot replaced meanwhile", async (t) => {
+  it('catches a whole load up with what was committed while it ran: deleted in place, added as a segment', async (t) => {
+    const file = indexFile(t);
+    const worker = inThread(() => write(file, { 'keys.md': 'the keys are kept in a vault', 'new.md': 'keys again' }));
+    const snapshot = await IndexSnapshot.open(file, { model: NO_MODEL, worker });
+    t.after(() => snapshot.close());
+    const [base, added] = snapshot.segments.states;
+    assert.deepEqual([base?.segment.rowCount, base?.deletedCount, added?.segment.rowCount], [4, 1, 2]);
+    const sqlite = await open(t, file, undefined, false);
+    const scope = { vaults: undefined, namespaces: undefined };
+    for (const query of ['keys', 'vault rotation', 'the']) {
+      const terms = [{ text: query.split(' ')[0] ?? '', prefix: false, kind: 'word' } as const];
+      assert.deepEqual(
+        snapshot.lexical.wordRanking(terms).rank(terms, scope, 10),
+        sqlite.lexical.wordRanking(terms).rank(terms, scope, 10),
+        query,
+      );
+    }
+  });
+
+  it("reports how each whole load's word index ended, and nothing for the loads that follow changes", async (t) => {
     const file = indexFile(t);
     const reports: string[] = [];
     const source = new SnapshotSource({
@@ -104,25 +122,19 @@ describe('the word index of a snapshot', () => {
     });
     t.after(() => source.close());
     await source.start();
-    await waitFor('the first report', () => reports.length === 1);
     assert.deepEqual(reports, ['ready']);
-
     write(file, { 'one.md': 'one more note' });
     await source.refresh();
     write(file, { 'two.md': 'two more notes' });
     await source.refresh();
     const current = source.current;
-    assert.equal(current.kind, 'ready');
-    await current.snapshot.wordIndexSettled();
-    await waitFor('the report of the last build', () => reports.length >= 2);
-    assert.equal(reports.at(-1), 'ready');
-    assert.ok(!reports.includes('unavailable'), `a replaced build is not reported: ${reports.join(', ')}`);
+    assert.equal(current.kind === 'ready' && current.snapshot.load.kind, 'changes');
+    assert.deepEqual(reports, ['ready']);
   });
 
   it('says in one line where the word tier is ranked and why', () => {
-    const words = undefined as unknown as MemoryWords;
     assert.equal(
-      describeWordIndex({ kind: 'ready', words, buildMs: 139.4 }),
+      describeWordIndex({ kind: 'ready', buildMs: 139.4 }),
       'word index built in 139 ms: lexical ranking in memory',
     );
     assert.equal(
@@ -131,35 +143,28 @@ describe('the word index of a snapshot', () => {
     );
   });
 
-  it('refuses to read an index that moved on to another generation', async (t) => {
+  it('is checked against SQLite before use: a difference in what bm25() reads is found', (t) => {
     const file = indexFile(t);
-    const snapshot = await open(t, file);
-    write(file, { 'more.md': 'more text' });
     const mirror = new Fts5Mirror();
     t.after(() => mirror.close());
-    assert.deepEqual(buildWordIndex(requestOf(snapshot, file), mirror), {
-      kind: 'unavailable',
-      reason: 'the index changed before its word index was read',
-    });
-  });
-
-  it('is checked against SQLite before use: a difference in what bm25() reads is found', async (t) => {
-    const file = indexFile(t);
-    const snapshot = await open(t, file);
-    const mirror = new Fts5Mirror();
-    t.after(() => mirror.close());
-    const reply = buildWordIndex(requestOf(snapshot, file), mirror);
-    assert.equal(reply.kind, 'built');
-    if (reply.kind !== 'built') return;
     const db = openDatabase(file, { reader: true });
     t.after(() => db.close());
+    prepareWordVocabulary(db);
+    db.exec('BEGIN');
+    const rows = loadVectorMatrix(db, 0);
+    const built = buildWordIndex(db, rows, mirror);
+    assert.equal(built.kind, 'built');
+    if (built.kind !== 'built') return;
     const sqlite = new SqliteWords(db);
-    const check = (parts: WordPostingsParts) =>
-      differenceFromSqlite(new MemoryWords(new WordPostings(parts), snapshot.vectors.matrix, mirror), sqlite);
-    assert.equal(check(reply.parts), undefined);
-    const { totals, lengths } = reply.parts;
-    assert.match(String(check({ ...reply.parts, totals: { ...totals, rows: totals.rows + 1 } })), /^the ranking of /);
-    const longer = Uint32Array.from(lengths, (length, row) => (row === 0 ? length + 1 : length));
-    assert.match(String(check({ ...reply.parts, lengths: longer })), /^the ranking of /);
+    const check = (postings: WordPostings, totals = built.totals) =>
+      differenceFromSqlite(
+        new MemoryWords([{ postings, rows, deleted: undefined, deletedPostings: undefined }], totals, mirror),
+        sqlite,
+      );
+    assert.equal(check(built.postings), undefined);
+    const { totals, postings } = built;
+    assert.match(String(check(postings, { ...totals, rows: totals.rows + 1 })), /^the ranking of /);
+    const lengths = Uint32Array.from(postings.lengths, (length, row) => (row === 0 ? length + 1 : length));
+    assert.match(String(check(new WordPostings({ ...postings, lengths }))), /^the ranking of /);
   });
 });

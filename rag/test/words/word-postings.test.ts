@@ -26,7 +26,6 @@ describe('WordPostings', () => {
       rows: Uint32Array.from([0, 1, 1, 1, 2, 2]),
       frequencies: Uint16Array.from([1, 1, 1, 3, 1, 1]),
       lengths: Uint32Array.from([4, 5, 6]),
-      totals: { rows: 3, tokens: 15 },
     });
     assert.deepEqual(postings.terms, ['kei', 'key', 'keyboard', 'lock']);
     assert.deepEqual(postings.range('key', false), { first: 1, end: 2 });
@@ -37,6 +36,12 @@ describe('WordPostings', () => {
     assert.equal(postings.documentFrequency(postings.range('key', true)), 2, 'row 1 holds both terms: counted once');
     assert.equal(postings.documentFrequency(postings.range('ke', true)), 3);
     assert.equal(postings.documentFrequency(postings.range('kez', false)), 0);
+    const deleted = Uint8Array.from([0, 1, 0]);
+    assert.equal(postings.documentFrequency(postings.range('ke', true), deleted), 2, 'a deleted row is not counted');
+    assert.equal(postings.documentFrequency(postings.range('kei', false), deleted), 1);
+    assert.equal(postings.documentFrequency(postings.range('key', false), deleted), 0);
+    const counts = Uint32Array.from([1, 1, 1, 0]);
+    assert.equal(postings.documentFrequency(postings.range('kei', false), deleted, counts), 1, 'or from the counts');
     assert.throws(() => new WordPostings({ ...postings, offsets: Uint32Array.from([0, 2, 3, 5, 5]) }), RangeError);
   });
 });

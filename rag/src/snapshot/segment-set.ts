@@ -1,0 +1,168 @@
+import { type ScoredRow, TopK } from '../vectors/top-k.js';
+import type { RowRange } from '../vectors/vector-scan.js';
+import type { WordSegment } from '../words/word-segment.js';
+import type { Segment } from './segment.js';
+
+/** A segment as one state of the index sees it: which of its rows that state has deleted. */
+export interface SegmentState {
+  readonly segment: Segment;
+  /** 1 for a deleted row; undefined when none is. */
+  readonly deleted: Uint8Array | undefined;
+  readonly deletedCount: number;
+  /** Per term of the segment's postings, its postings in deleted rows (none when no row is, or no postings). */
+  readonly deletedPostings: Uint32Array | undefined;
+}
+
+/** A row of one segment of a set. */
+export interface RowLocation {
+  readonly segment: number;
+  readonly row: number;
+}
+
+/** Deletions in one segment: its rows, and the new per-term counts of postings in deleted rows. */
+export interface SegmentDeletions {
+  readonly rows: readonly number[];
+  readonly deletedPostings: Uint32Array | undefined;
+}
+
+/**
+ * The in-memory index of one state (docs/retrieval.md#snapshots): its
+ * segments, and the rows of each that are deleted (tombstones). Immutable:
+ * a change makes a new set that shares every segment and every tombstone
+ * array it does not change, so a state being searched is never altered by
+ * the next one being built.
+ */
+export class SegmentSet {
+  constructor(readonly states: readonly SegmentState[]) {}
+
+  static of(segments: readonly Segment[]): SegmentSet {
+    return new SegmentSet(
+      segments.map((segment) => ({ segment, deleted: undefined, deletedCount: 0, deletedPostings: undefined })),
+    );
+  }
+
+  get liveRows(): number {
+    return this.states.reduce((sum, state) => sum + state.segment.rowCount - state.deletedCount, 0);
+  }
+
+  get deletedRows(): number {
+    return this.states.reduce((sum, state) => sum + state.deletedCount, 0);
+  }
+
+  /** Whether every segment has word postings: then the word tier is ranked in memory. */
+  get hasWords(): boolean {
+    return this.states.every((state) => state.segment.words !== undefined);
+  }
+
+  /** The word index of each segment as this state sees it (undefined: a segment has no postings). */
+  wordSegments(): WordSegment[] | undefined {
+    const segments: WordSegment[] = [];
+    for (const { segment, deleted, deletedPostings } of this.states) {
+      if (segment.words === undefined) return undefined;
+      segments.push({ postings: segment.words, rows: segment.matrix, deleted, deletedPostings });
+    }
+    return segments;
+  }
+
+  /**
+   * Live chunks per (vault, namespace) that has any, in vault then namespace
+   * order: a group's rows are its partition in every segment, less the
+   * deleted ones.
+   */
+  chunksByGroup(): { vault: string; namespace: string; chunks: number }[] {
+    const groups = new Map<string, { vault: string; namespace: string; chunks: number }>();
+    for (const { segment, deleted } of this.states) {
+      for (const p of segment.matrix.partitions) {
+        let live = p.end - p.start;
+        if (deleted) for (let row = p.start; row < p.end; row += 1) live -= deleted[row] ?? 0;
+        const key = JSON.stringify([p.vault, p.namespace]);
+        const group = groups.get(key) ?? { vault: p.vault, namespace: p.namespace, chunks: 0 };
+        group.chunks += live;
+        groups.set(key, group);
+      }
+    }
+    return [...groups.values()]
+      .filter((group) => group.chunks > 0)
+      .sort((a, b) => compare(a.vault, b.vault) || compare(a.namespace, b.namespace));
+  }
+
+  /** Where a chunk lives in this state, or undefined when it is not there (never added, or deleted). */
+  locate(chunkId: number): RowLocation | undefined {
+    for (const [segment, state] of this.states.entries()) {
+      const row = state.segment.rowOf(chunkId);
+      if (row >= 0 && state.deleted?.[row] !== 1) return { segment, row };
+    }
+    return undefined;
+  }
+
+  /** The vector of a live chunk (a view into its segment's matrix). */
+  vectorOf(chunkId: number): Float32Array | undefined {
+    const at = this.locate(chunkId);
+    if (at === undefined) return undefined;
+    const { data, dimension } = this.stateAt(at.segment).segment.matrix;
+    return data.subarray(at.row * dimension, (at.row + 1) * dimension);
+  }
+
+  /**
+   * The `k` live rows of every segment's `rangesOf(segment)` nearest the
+   * query, best first, ties by chunk id: each segment's exact top k, then the
+   * best k of those, which is the exact top k over all of them.
+   */
+  nearest(query: Float32Array, k: number, rangesOf: (segment: Segment) => readonly RowRange[]): ScoredRow[] {
+    const best = new TopK(k);
+    for (const { segment, deleted } of this.states) {
+      for (const hit of segment.vectors.topK(query, k, rangesOf(segment), deleted)) {
+        best.offer(hit.row, hit.chunkId, hit.score);
+      }
+    }
+    return best.sorted();
+  }
+
+  /** This set with rows deleted: per segment index, the rows and the new counts (the segments' own arrays are copied, never changed). */
+  withDeletions(deletions: ReadonlyMap<number, SegmentDeletions>): SegmentSet {
+    return new SegmentSet(
+      this.states.map((state, s) => {
+        const change = deletions.get(s);
+        if (change === undefined || change.rows.length === 0) return state;
+        const deleted = state.deleted ? state.deleted.slice() : new Uint8Array(state.segment.rowCount);
+        let deletedCount = state.deletedCount;
+        for (const row of change.rows) {
+          if (deleted[row] === 1) throw new RangeError(`row ${row} of segment ${s} is deleted twice`);
+          deleted[row] = 1;
+          deletedCount += 1;
+        }
+        return { segment: state.segment, deleted, deletedCount, deletedPostings: change.deletedPostings };
+      }),
+    );
+  }
+
+  /** This set with one more segment (a commit's new chunks). */
+  withSegment(segment: Segment): SegmentSet {
+    if (segment.rowCount === 0) return this;
+    return new SegmentSet([
+      ...this.states,
+      { segment, deleted: undefined, deletedCount: 0, deletedPostings: undefined },
+    ]);
+  }
+
+  /** This set with the segments at `replaced` swapped for `merged` (in the place of the first of them). */
+  withMerged(replaced: readonly number[], merged: SegmentState): SegmentSet {
+    const first = Math.min(...replaced);
+    const states: SegmentState[] = [];
+    this.states.forEach((state, s) => {
+      if (s === first && merged.segment.rowCount > 0) states.push(merged);
+      else if (!replaced.includes(s)) states.push(state);
+    });
+    return new SegmentSet(states);
+  }
+
+  stateAt(segment: number): SegmentState {
+    const state = this.states[segment];
+    if (state === undefined) throw new RangeError(`no segment ${segment}`);
+    return state;
+  }
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
