@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { seededRandom } from '@notegate/kit/testing';
 import { ndcgAt } from '../../src/eval/metrics.js';
 import { DEFAULT_FUSION, type FusionSettings, fuse, type LegHit, legAgreement } from '../../src/search/fusion.js';
 
@@ -166,18 +167,6 @@ describe('fusion', () => {
   });
 });
 
-/** A seeded generator (mulberry32): the synthetic legs are the same on every run. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function shuffled(values: readonly number[], random: () => number): number[] {
   const out = [...values];
   for (let i = out.length - 1; i > 0; i -= 1) {
@@ -196,7 +185,7 @@ describe('fusion: no worse than the best leg when one leg is noise', () => {
    * the corpus, as from a model that does not know the query's language.
    */
   function syntheticQueries(seed: number) {
-    const random = seeded(seed);
+    const random = seededRandom(seed);
     const corpus = Array.from({ length: CORPUS }, (_, i) => i);
     return Array.from({ length: QUERIES }, () => {
       const pool = shuffled(corpus, random).slice(0, 100);
@@ -235,7 +224,7 @@ describe('fusion: no worse than the best leg when one leg is noise', () => {
   });
 
   it('with two legs that agree, the guard changes nothing', () => {
-    const random = seeded(11);
+    const random = seededRandom(11);
     for (let q = 0; q < 50; q += 1) {
       const lexical = shuffled(
         Array.from({ length: 100 }, (_, i) => i),
