@@ -3,14 +3,14 @@ import path from 'node:path';
 import { terminalText } from '@notegate/kit';
 import { type Command, type CommandLine, EXIT, UsageError } from '@notegate/kit/cli';
 import { checkNewVaults, newConfigJson, newVaultFolder } from '../config/config-edit.js';
-import { type ConfigLocation, describeLocation } from '../config/config-location.js';
+import { type ConfigLocation, describeLocation, locateNewConfig } from '../config/config-location.js';
 import type { RagEnvironment } from '../config/environment.js';
 import { homeVariants, resolveRagConfig } from '../config/load-config.js';
 import { hasVectors } from '../config/models.js';
 import { defaultModelIn } from '../embed/default-model.js';
 import { EMBEDDING_RUNTIME, embeddingRuntimeInstalled } from '../embed/embedding-runtime.js';
 import { addVectorsLater, writeConfigFile } from './config-file.js';
-import { CONFIG_OPTION, configLocation, type RagCommandDeps } from './rag-command.js';
+import { CONFIG_OPTION, type RagCommandDeps } from './rag-command.js';
 
 const OPTIONS = { config: CONFIG_OPTION } as const;
 
@@ -23,7 +23,8 @@ export function createInitCommand(deps: RagCommandDeps): Command<typeof OPTIONS>
       'from the folder name, only those folders allowed (the diode policy refuses the personal cloud drive),\n' +
       'the default embedding model when it can run (its files in the model cache, its runtime installed),\n' +
       'else a lexical-only index.\n' +
-      'Writes where every notegate-rag command looks (see --config); refuses to replace a config.',
+      'Writes --config, NOTEGATE_CONFIG or else the per-user config, which every notegate-rag command then\n' +
+      'finds first (see --config); refuses to replace a config.',
     options: OPTIONS,
     acceptsOperands: true,
     run: (line) => runInit(line, deps),
@@ -33,7 +34,7 @@ export function createInitCommand(deps: RagCommandDeps): Command<typeof OPTIONS>
 async function runInit(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps): Promise<number> {
   const environment = deps.environment();
   const cwd = deps.cwd ?? process.cwd();
-  const location = configLocation(line.options.config, deps, environment);
+  const location = locateNewConfig(line.options.config, cwd, environment);
   if (existsSync(location.file)) {
     throw new UsageError(
       `a config exists at ${describeLocation(location)}: add a folder to it with 'notegate-rag add DIR', ` +

@@ -14,7 +14,7 @@ export const CONFIG_OPTION = {
   valueName: 'PATH',
   description: 'Vaults config file (JSON).',
   defaultText:
-    'NOTEGATE_CONFIG, else rag/vaults.json under the repository root when it exists, else the per-user config (~/.config/notegate/vaults.json on Linux)',
+    'NOTEGATE_CONFIG, else the per-user config (~/.config/notegate/vaults.json on Linux) when it exists, else rag/vaults.json under the repository root when it exists',
 } as const;
 
 /** Where the config of this command line is (docs/retrieval.md#where-the-config-lives). */

@@ -20,19 +20,49 @@ const REPOSITORY_CONFIG = path.join('rag', 'vaults.json');
 
 /**
  * docs/retrieval.md#where-the-config-lives: the config every command uses, first found of `--config`,
- * `NOTEGATE_CONFIG`, `rag/vaults.json` under the repository root of the working directory (when that
- * file exists: a checkout of this repository, or a project that keeps its config there), and the per-user
- * config. `init` writes where the others read, so a config it writes is the one they find.
+ * `NOTEGATE_CONFIG`, the per-user config when it exists (the person's own, made by `init`), and
+ * `rag/vaults.json` under the repository root of the working directory (when that file exists: a checkout
+ * of this repository with its demo config, or a project that keeps its config there). Where none exists,
+ * the per-user config is where it was looked for, which is where `init` writes.
  */
 export function locateConfig(
   flag: string | undefined,
   cwd: string,
   environment: Pick<RagEnvironment, 'configFile' | 'userConfigDir'>,
 ): ConfigLocation {
-  if (flag !== undefined) return { file: path.resolve(cwd, flag), source: 'flag' };
-  if (environment.configFile !== undefined) return { file: environment.configFile, source: 'environment' };
+  const chosen = chosenConfig(flag, cwd, environment);
+  if (chosen !== undefined) return chosen;
+  const user = userConfig(environment);
+  if (existsSync(user.file)) return user;
   const inRepository = path.join(findRepositoryRoot(cwd), REPOSITORY_CONFIG);
   if (existsSync(inRepository)) return { file: inRepository, source: 'repository' };
+  return user;
+}
+
+/**
+ * Where `init` writes: `--config`, `NOTEGATE_CONFIG`, else the per-user config — never a repository's
+ * config, so that `init` in a clone of this repository makes the person's own config, which every
+ * command then finds before the demo's.
+ */
+export function locateNewConfig(
+  flag: string | undefined,
+  cwd: string,
+  environment: Pick<RagEnvironment, 'configFile' | 'userConfigDir'>,
+): ConfigLocation {
+  return chosenConfig(flag, cwd, environment) ?? userConfig(environment);
+}
+
+function chosenConfig(
+  flag: string | undefined,
+  cwd: string,
+  environment: Pick<RagEnvironment, 'configFile'>,
+): ConfigLocation | undefined {
+  if (flag !== undefined) return { file: path.resolve(cwd, flag), source: 'flag' };
+  if (environment.configFile !== undefined) return { file: environment.configFile, source: 'environment' };
+  return undefined;
+}
+
+function userConfig(environment: Pick<RagEnvironment, 'userConfigDir'>): ConfigLocation {
   return { file: path.join(environment.userConfigDir, USER_CONFIG_FILE), source: 'user' };
 }
 

@@ -79,6 +79,42 @@ describe('notegate-rag init, add, remove', () => {
     assert.match(search.stdout, /Plan +my-notes\/plan\.md:3-3/);
   });
 
+  it('init in a clone with its demo config makes the per-user config, which every command then finds first', async (t) => {
+    const m = machine(t);
+    const clone = m.folder('clone', { 'package.json': '{"workspaces":["rag"]}' });
+    m.folder(path.join('clone', 'demo'), { 'demo.md': '# Demo\n\nrotate the demo keys\n' });
+    const demoConfig = path.join(clone, 'rag', 'vaults.json');
+    mkdirSync(path.dirname(demoConfig));
+    writeFileSync(
+      demoConfig,
+      JSON.stringify({
+        embed_model: 'none',
+        allowed_roots: ['.'],
+        index_path: '.notegate/index.sqlite',
+        vaults: [{ id: 'demo', path: 'demo' }],
+      }),
+    );
+    const before = fileState(demoConfig);
+    const statusBefore = await m.cli(['status'], { cwd: clone });
+    assert.match(statusBefore.stdout, /rag\/vaults\.json \(the repository's config\)/);
+
+    const notes = m.folder('notes', { 'plan.md': '# Plan\n\nrotate the keys\n' });
+    const init = await m.cli(['init', notes], { cwd: clone });
+    assert.equal(init.code, 0, init.stderr);
+    assert.match(init.stdout, /^wrote .*home\/\.config\/notegate\/vaults\.json \(the per-user config\)\n/);
+    assert.deepEqual(fileState(demoConfig), before, "the repository's config is left as it was");
+    const index = await m.cli(['index', '--quiet'], { cwd: clone });
+    assert.equal(index.code, 0, index.stderr);
+    assert.match(index.stdout, /^notes: 1 new/);
+    const search = await m.cli(['search', 'rotate'], { cwd: clone });
+    assert.match(search.stdout, /Plan +notes\/plan\.md:3-3/);
+    assert.doesNotMatch(search.stdout, /demo\.md/);
+    assert.equal((await m.cli(['index', '--quiet', '--config', demoConfig], { cwd: clone })).code, 0);
+    const demo = await m.cli(['search', 'rotate', '--config', demoConfig], { cwd: clone });
+    assert.equal(demo.code, 0, demo.stderr);
+    assert.match(demo.stdout, /demo\/demo\.md/, 'the demo config is still there for whoever names it');
+  });
+
   it('init picks the default model when its files are in the cache, and takes the working directory', async (t) => {
     const m = machine(t);
     const notes = m.folder('notes');

@@ -2,11 +2,16 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { describeLocation, loadLocatedConfig, locateConfig } from '../../src/config/config-location.js';
+import {
+  describeLocation,
+  loadLocatedConfig,
+  locateConfig,
+  locateNewConfig,
+} from '../../src/config/config-location.js';
 import { tempDir } from '../../test-support/fixtures.js';
 
 describe('locateConfig', () => {
-  it('takes --config, then NOTEGATE_CONFIG, then the repository config when it exists, then the per-user config', (t) => {
+  it('takes --config, then NOTEGATE_CONFIG, then the per-user config when it exists, then the repository config, else the per-user config', (t) => {
     const base = tempDir(t);
     const repo = path.join(base, 'repo');
     const inside = path.join(repo, 'auth', 'src');
@@ -25,6 +30,10 @@ describe('locateConfig', () => {
       source: 'repository',
     });
     assert.deepEqual(locateConfig(undefined, notes, user), { file: userConfig, source: 'user' });
+    assert.deepEqual(locateNewConfig(undefined, inside, user), { file: userConfig, source: 'user' });
+    mkdirSync(path.dirname(userConfig), { recursive: true });
+    writeFileSync(userConfig, '{}');
+    assert.deepEqual(locateConfig(undefined, inside, user), { file: userConfig, source: 'user' });
     const fromEnvironment = { ...user, configFile: path.join(base, 'env.json') };
     assert.deepEqual(locateConfig(undefined, inside, fromEnvironment), {
       file: path.join(base, 'env.json'),
