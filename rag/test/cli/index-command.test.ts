@@ -41,7 +41,7 @@ describe('notegate-rag index', () => {
     }
     assert.match(
       unwrapHelp(stdout),
-      /--config PATH +Vaults config file \(JSON\)\. \(default: NOTEGATE_CONFIG, else rag\/vaults\.json under the repository root when it exists, else the per-user config/,
+      /--config PATH +Vaults config file \(JSON\)\. \(default: NOTEGATE_CONFIG, else the per-user config \(~\/\.config\/notegate\/vaults\.json on Linux\) when it exists, else rag\/vaults\.json under the repository root when it exists\)/,
     );
     assert.match(unwrapHelp(stdout), /--rebuild +.*\(default: off\)/);
   });

@@ -57,7 +57,7 @@ describe('notegate-rag serve (process)', () => {
     const result = await runNode(t, cliPath(), ['serve', '--help']);
     assert.equal(result.code, 0);
     for (const option of [
-      /--config PATH .*\(default: NOTEGATE_CONFIG, else rag\/vaults\.json under the repository root when it exists/,
+      /--config PATH .*\(default: NOTEGATE_CONFIG, else the per-user config .* when it exists, else rag\/vaults\.json under the repository root when it exists\)/,
       /--port PORT .*\(default: NOTEGATE_SERVER_PORT, else 8765\)/,
       /--host ADDRESS .*\(default: NOTEGATE_SERVER_HOST, else 127\.0\.0\.1\)/,
       /--verbose-health .*\(default: off\)/,
