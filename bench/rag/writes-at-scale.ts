@@ -286,7 +286,9 @@ async function main(): Promise<void> {
         const rss = [];
         for (const variant of variants) {
           const stats = await statsOf(variant.server);
-          rss.push(`${variant.label} ${mib(stats.rssBytes)} (anonymous ${mib(stats.anonBytes)})`);
+          rss.push(
+            `${variant.label} ${mib(stats.rssBytes)} (anonymous ${mib(stats.anonBytes)}; heap ${mib(stats.heapBytes)}, segments ${stats.segments} of ${mib(stats.segmentBytes)})`,
+          );
         }
         const elapsedS = ((performance.now() - hourStarted) / 1000).toFixed(0);
         console.log(`after ${written} writes (${elapsedS} s of the faster part): RSS ${rss.join(', ')}`);

@@ -19,6 +19,17 @@ export interface SegmentJobs {
   run<J extends SegmentJob>(job: J): Promise<ReplyTo<J>>;
 }
 
+export interface SegmentWorkerOptions {
+  /**
+   * Jobs after which the thread is stopped once no job is pending (the next
+   * job starts a new one): the arrays a job made or was sent stay reachable
+   * from the thread's heap until it collects its garbage, which an idle
+   * thread does not do, so the segments a merge replaced would stay in
+   * memory (docs/retrieval.md#snapshots).
+   */
+  readonly stopWhenIdleAfter?: readonly SegmentJob['kind'][];
+}
+
 /**
  * A worker thread that runs segment jobs one after the other
  * (docs/retrieval.md#snapshots), started at the first job. It keeps the
@@ -29,6 +40,14 @@ export class SegmentWorker implements SegmentJobs {
   #worker: Worker | undefined;
   readonly #pending = new Map<number, Pending>();
   #nextId = 0;
+  #stopDue = false;
+
+  constructor(private readonly options: SegmentWorkerOptions = {}) {}
+
+  /** Whether a thread is running (stopped when idle after the jobs named in the options). */
+  get running(): boolean {
+    return this.#worker !== undefined;
+  }
 
   run<J extends SegmentJob>(job: J): Promise<ReplyTo<J>> {
     const worker = this.#start();
@@ -39,6 +58,7 @@ export class SegmentWorker implements SegmentJobs {
         else reject(new Error(`a ${job.kind} job got a ${reply.kind} reply`));
       };
       this.#pending.set(id, { resolve: accept, reject });
+      if (this.options.stopWhenIdleAfter?.includes(job.kind)) this.#stopDue = true;
       worker.ref();
       worker.postMessage({ id, job });
     });
@@ -57,9 +77,13 @@ export class SegmentWorker implements SegmentJobs {
     const worker = new Worker(new URL('./segment-worker.js', import.meta.url));
     worker.unref();
     worker.on('message', (message: WorkerMessage) => this.#settle(message));
-    worker.on('error', (err) => this.#failAll(new Error(`segment worker failed: ${errorMessage(err)}`)));
+    // A thread stopped when idle (or by close) has no job of its own pending: only the current one's end fails jobs.
+    worker.on('error', (err) => {
+      if (this.#worker === worker) this.#failAll(new Error(`segment worker failed: ${errorMessage(err)}`));
+    });
     worker.on('exit', (code) => {
-      if (this.#worker === worker) this.#worker = undefined;
+      if (this.#worker !== worker) return;
+      this.#worker = undefined;
       this.#failAll(new Error(`the segment worker stopped (exit code ${code})`));
     });
     this.#worker = worker;
@@ -70,12 +94,23 @@ export class SegmentWorker implements SegmentJobs {
     const pending = this.#pending.get(message.id);
     if (!pending) return;
     this.#pending.delete(message.id);
-    if (this.#pending.size === 0) this.#worker?.unref();
+    if (this.#pending.size === 0) this.#idle();
     if (message.reply) pending.resolve(message.reply);
     else {
       const { code, message: text = 'no reply' } = message.error ?? {};
       pending.reject(code ? new RagError(code, text) : new Error(text));
     }
+  }
+
+  #idle(): void {
+    const worker = this.#worker;
+    if (!this.#stopDue) {
+      worker?.unref();
+      return;
+    }
+    this.#stopDue = false;
+    this.#worker = undefined;
+    void worker?.terminate();
   }
 
   #failAll(err: Error): void {

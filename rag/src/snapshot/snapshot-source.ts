@@ -77,10 +77,18 @@ export class SnapshotSource {
   private nextReloadAtMs = 0;
   private timer: NodeJS.Timeout | undefined;
   private readonly clock: () => number;
-  /** Builds segments: whole loads and each commit's changes (one at a time, as loads are). */
-  private readonly builder = new SegmentWorker();
-  /** Merges segments, beside the builder, so that a commit never waits for a merge. */
-  private readonly merger = new SegmentWorker();
+  /**
+   * Builds segments: whole loads and each commit's changes (one at a time, as
+   * loads are). Its thread is stopped after a whole load and what follows
+   * it, which held a copy of every array of the index.
+   */
+  private readonly builder = new SegmentWorker({ stopWhenIdleAfter: ['base', 'deleted-postings'] });
+  /**
+   * Merges segments, beside the builder, so that a commit never waits for a
+   * merge; its thread is stopped after each merge, so that the segments it
+   * was sent and replaced are freed once the served snapshot lets go of them.
+   */
+  private readonly merger = new SegmentWorker({ stopWhenIdleAfter: ['merge'] });
   private merging = false;
   private closed = false;
 
