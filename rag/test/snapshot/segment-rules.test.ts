@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { runSteps } from '@notegate/kit';
 import { planDelta } from '../../src/snapshot/delta-plan.js';
 import { chooseMerge, levelOf } from '../../src/snapshot/merge-policy.js';
 import type { ChunkChange } from '../../src/store/change-log.js';
@@ -45,7 +46,7 @@ describe('the delta between two states', () => {
     chunkId: Number(entry.slice(1)),
     added: entry.startsWith('+'),
   });
-  const plan = (entries: string) => planDelta(entries.split(' ').map(change), (id) => live.get(id));
+  const plan = (entries: string) => runSteps(planDelta(entries.split(' ').map(change), (id) => live.get(id)));
   const table: readonly (readonly [string, string, unknown])[] = [
     ['a chunk added', '+3', { removed: [], added: [3], transient: 0 }],
     [
