@@ -79,4 +79,14 @@ describe('the delta between two states', () => {
     it(`refuses a log that does not describe the earlier state: ${label}`, () =>
       assert.deepEqual(plan(entries), { ok: false, reason }));
   }
+
+  it('plans a large commit in steps, giving a server turns between them (docs/retrieval.md#index-runs)', () => {
+    const changes = Array.from({ length: 1_000 }, (_, i) => change(`+${100 + i}`, i));
+    const steps = planDelta(changes, (id) => live.get(id));
+    let turns = 0;
+    let step = steps.next();
+    for (; !step.done; step = steps.next()) turns += 1;
+    assert.ok(turns >= 3, `${turns} turns`);
+    assert.equal(step.value.ok && step.value.plan.added.length, 1_000);
+  });
 });
