@@ -7,7 +7,7 @@
 // latencies over that time. For the notes server, also while one client writes a 256 KiB note.
 //   node bench/hardening/large-note-stall.mjs [--before DIR]     (env BENCH_NOTE_MB=7)
 import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { checkouts, ms, printTable, quantile, ragCli, sleep, startNotesServer, startServer } from './support.mjs';
@@ -109,10 +109,13 @@ function row(label, what, { samples, seconds }) {
     ms(quantile(samples, 0.5)),
     ms(quantile(samples, 0.99)),
     ms(Math.max(...samples)),
+    loadavg()[0].toFixed(1),
   ];
 }
 
-const HEADERS = ['server', 'while', 'until searchable', 'probes', 'p50', 'p99', 'max'];
+// The machine's load average over the last minute when the row was measured: the probe's latency includes
+// waiting for a core, which no change of the server's removes.
+const HEADERS = ['server', 'while', 'until searchable', 'probes', 'p50', 'p99', 'max', 'load'];
 
 async function serveRows(label, root, note) {
   const repo = join(dir, `serve-${label}`);

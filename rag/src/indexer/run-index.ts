@@ -7,6 +7,7 @@ import type { Embedder } from '../embed/embedder.js';
 import { loadTransformersEmbedder } from '../embed/transformers-embedder.js';
 import { acquireIndexLock } from '../store/index-lock.js';
 import { IndexStore } from '../store/index-store.js';
+import { WalCheckpointer } from '../store/wal-checkpointer.js';
 import { listNotes } from '../walk/list-notes.js';
 import { walkVault } from '../walk/walk-vault.js';
 import { canonicalJson, fingerprintInputsOf, fingerprintOf } from './fingerprint.js';
@@ -72,7 +73,14 @@ async function indexUnderLock(options: RunIndexOptions): Promise<IndexSummary> {
   const clock = options.clock ?? Date.now;
   const startedAtMs = clock();
   const emit = options.onProgress ?? (() => {});
-  const storeOptions = { model: config.model, lexicalLayout: options.lexicalLayout ?? 'auto', nowMs: startedAtMs };
+  // docs/retrieval.md#index-runs: the log is checkpointed off the event loop, never inside a commit.
+  const walCheckpoints = new WalCheckpointer(config.indexPath);
+  const storeOptions = {
+    model: config.model,
+    lexicalLayout: options.lexicalLayout ?? 'auto',
+    nowMs: startedAtMs,
+    walCheckpoints,
+  };
   // The model guard runs before any download; a rebuild only destroys once the model is in place.
   let store = options.rebuild ? undefined : IndexStore.open(config.indexPath, storeOptions);
   try {
@@ -125,7 +133,11 @@ async function indexUnderLock(options: RunIndexOptions): Promise<IndexSummary> {
       durationMs: clock() - startedAtMs,
     });
   } finally {
-    store?.close();
+    try {
+      await walCheckpoints.close();
+    } finally {
+      store?.close();
+    }
   }
 }
 

@@ -1,3 +1,4 @@
+import type { Steps } from '@notegate/kit';
 import type { ChunkChange } from '../store/change-log.js';
 import type { RowLocation } from './segment-set.js';
 
@@ -11,6 +12,9 @@ export interface DeltaPlan {
   readonly transient: number;
 }
 
+/** Changes planned in one step of `planDelta`. */
+const CHANGES_PER_STEP = 256;
+
 export type DeltaPlanResult =
   | { readonly ok: true; readonly plan: DeltaPlan }
   | { readonly ok: false; readonly reason: string };
@@ -21,15 +25,18 @@ export type DeltaPlanResult =
  * added and removed in turn, and only a chunk the earlier state holds can
  * be removed first; a log that says otherwise does not describe the earlier
  * state (a reader must then load the index whole). An id reused after its
- * chunk was removed is a removal and an addition.
+ * chunk was removed is a removal and an addition. As steps, CHANGES_PER_STEP
+ * changes each: a server plans a large commit's thousands of changes between
+ * searches (docs/retrieval.md#index-runs).
  */
-export function planDelta(
+export function* planDelta(
   changes: readonly ChunkChange[],
   locate: (chunkId: number) => RowLocation | undefined,
-): DeltaPlanResult {
+): Steps<DeltaPlanResult> {
   const lastAdded = new Map<number, boolean>();
   const removed: { chunkId: number; at: RowLocation }[] = [];
-  for (const change of changes) {
+  for (const [i, change] of changes.entries()) {
+    if (i > 0 && i % CHANGES_PER_STEP === 0) yield;
     const previous = lastAdded.get(change.chunkId);
     let live = previous;
     if (live === undefined) {

@@ -1,3 +1,4 @@
+import { LoopSlices } from '@notegate/kit';
 import type Database from 'better-sqlite3';
 import type { ModelSpec } from '../config/models.js';
 import { type LogPosition, readChangesSince, readLogPosition } from '../store/change-log.js';
@@ -90,7 +91,7 @@ async function follow(
   if (changes.length > Math.max(MAX_FOLLOWED_CHANGES, previous.segments.liveRows / 4)) {
     return `${changes.length} changes since the state served`;
   }
-  const planned = planDelta(changes, (chunkId) => previous.segments.locate(chunkId));
+  const planned = await new LoopSlices().run(planDelta(changes, (chunkId) => previous.segments.locate(chunkId)));
   if (!planned.ok) return planned.reason;
   const totals = previous.totals ? wordTotals(db) : undefined;
   try {
@@ -152,7 +153,7 @@ async function catchUp(
   if (position.seq === built.position.seq) return segments;
   const changes = readChangesSince(db, built.position.seq);
   if (changes === undefined) return 'the change log was pruned during the load';
-  const planned = planDelta(changes, (chunkId) => segments.locate(chunkId));
+  const planned = await new LoopSlices().run(planDelta(changes, (chunkId) => segments.locate(chunkId)));
   if (!planned.ok) return planned.reason;
   const sources = { db, layout: meta.lexicalLayout, dimension: meta.dimension, removedTexts: undefined, worker };
   const check = built.totals && totals ? { before: built.totals, after: totals } : undefined;

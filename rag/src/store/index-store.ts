@@ -9,6 +9,7 @@ import { type OpenIndexOptions, prepareSchema } from './prepare-schema.js';
 import { asRow, num, text } from './rows.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { encodeVector } from './vector-codec.js';
+import type { WalCheckpoints } from './wal-checkpointer.js';
 import { wordTableColumns } from './word-table-text.js';
 
 export interface FileRecord {
@@ -35,6 +36,14 @@ export interface StoredChunk {
   readonly vector: Float32Array;
 }
 
+export interface IndexStoreOptions extends OpenIndexOptions {
+  /**
+   * Checkpoints asked of these after each commit instead of SQLite's own inside the commit, which
+   * copies every page written since the last one on the writer's thread (docs/retrieval.md#index-runs).
+   */
+  readonly walCheckpoints?: WalCheckpoints;
+}
+
 /** Ours: chunks deleted in one step of a change; each takes its full-text and vector rows along. */
 const DELETE_CHUNKS_AT_ONCE = 64;
 
@@ -46,7 +55,7 @@ export class IndexStore {
 
   private constructor(
     private readonly db: Database.Database,
-    private readonly options: OpenIndexOptions,
+    private readonly options: IndexStoreOptions,
   ) {
     this.statements = prepareStatements(db);
     this.insertWords =
@@ -60,9 +69,10 @@ export class IndexStore {
    * guard inside `BEGIN IMMEDIATE`, so two openers never both create tables.
    * A foreign SQLite file is never touched, not even by `rebuild`.
    */
-  static open(file: string, options: OpenIndexOptions): IndexStore {
+  static open(file: string, options: IndexStoreOptions): IndexStore {
     const db = openDatabase(file);
     try {
+      if (options.walCheckpoints) db.pragma('wal_autocheckpoint = 0');
       db.transaction(() => prepareSchema(db, file, options)).immediate();
       return new IndexStore(db, options);
     } catch (err) {
@@ -107,6 +117,7 @@ export class IndexStore {
         for (const u of updates) this.statements.touchFile.run(u.mtimeMs, u.sizeBytes, u.id);
       })
       .immediate();
+    this.options.walCheckpoints?.request();
   }
 
   /** Replaces a file's row, chunks, full-text rows and vectors in one transaction: all or nothing. */
@@ -154,6 +165,7 @@ export class IndexStore {
     } finally {
       if (!committed && this.db.inTransaction) this.db.exec('ROLLBACK');
     }
+    this.options.walCheckpoints?.request();
   }
 
   private *writeFileSteps(record: FileRecord, chunks: readonly StoredChunk[], indexedAtMs: number): Steps<void> {
@@ -215,6 +227,7 @@ export class IndexStore {
         pruneChangeLog(this.db, () => Number(this.statements.chunkCount.pluck().get()));
       })
       .immediate();
+    this.options.walCheckpoints?.request();
   }
 
   close(): void {

@@ -1,4 +1,5 @@
 import { endianness } from 'node:os';
+import { LoopSlices } from '@notegate/kit';
 import type Database from 'better-sqlite3';
 import { RagError } from '../errors/rag-error.js';
 import { decodeVector } from './vector-codec.js';
@@ -34,8 +35,12 @@ export interface ChunkText {
 }
 
 const HOST_IS_LITTLE_ENDIAN = endianness() === 'LE';
-/** Rows copied between two yields when reading on a thread that serves requests. */
-const ROWS_PER_STEP = 2048;
+/**
+ * Rows copied in one step when reading on a thread that serves requests: the loop gets a turn once
+ * a slice (SLICE_MS) is used up, so a step must be short (docs/retrieval.md#index-runs). 2,048 rows
+ * with their texts took 20-40 ms after a 7 MiB note.
+ */
+const ROWS_PER_STEP = 64;
 
 /**
  * Reads all vectors of the state the connection reads (inside its read
@@ -61,7 +66,7 @@ export function loadVectorMatrix(db: Database.Database, dimension: number): Vect
 /**
  * The rows of `chunkIds` as a matrix of their own (grouped as above), and
  * their texts when asked, read inside the caller's read transaction,
- * yielding to the event loop every few thousand rows. A chunk id the state
+ * giving the event loop a turn whenever a slice is used up. A chunk id the state
  * does not hold is an error: the caller's view of the index is wrong.
  */
 export async function readChunkRows(
@@ -74,16 +79,11 @@ export async function readChunkRows(
     .prepare(chunkRowsSql(dimension, 'some', texts))
     .raw()
     .iterate(JSON.stringify(chunkIds));
-  const steps = matrixSteps(rows, chunkIds.length, dimension, texts);
-  for (let step = steps.next(); ; step = steps.next()) {
-    if (step.done) {
-      if (step.value.matrix.count !== chunkIds.length) {
-        throw new RagError('ERR_INDEX_SCHEMA', `${chunkIds.length - step.value.matrix.count} chunks are missing`);
-      }
-      return step.value;
-    }
-    await new Promise((resolve) => setImmediate(resolve));
+  const read = await new LoopSlices().run(matrixSteps(rows, chunkIds.length, dimension, texts));
+  if (read.matrix.count !== chunkIds.length) {
+    throw new RagError('ERR_INDEX_SCHEMA', `${chunkIds.length - read.matrix.count} chunks are missing`);
   }
+  return read;
 }
 
 /**

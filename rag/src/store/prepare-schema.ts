@@ -1,9 +1,16 @@
 import type Database from 'better-sqlite3';
 import type { ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
-import { assertIndexMatches, META_KEYS, newChangeLogId, writeMeta } from './index-meta.js';
+import { assertIndexMatches, META_KEYS, newChangeLogId, readIndexMeta, writeMeta } from './index-meta.js';
 import { asRow, num } from './rows.js';
-import { createSchema, dropSchema, SCHEMA_VERSION, UPGRADABLE_VERSIONS, upgradeSchema } from './schema.js';
+import {
+  applyFullTextSettings,
+  createSchema,
+  dropSchema,
+  SCHEMA_VERSION,
+  UPGRADABLE_VERSIONS,
+  upgradeSchema,
+} from './schema.js';
 import { VECTOR_FORMAT } from './vector-codec.js';
 
 export interface OpenIndexOptions {
@@ -42,6 +49,8 @@ export function prepareSchema(db: Database.Database, file: string, options: Open
   }
   if (UPGRADABLE_VERSIONS.has(version)) upgrade(db, version);
   assertIndexMatches(db, file, options.model, "run 'notegate-rag index --rebuild' to rebuild it with the new model");
+  // An index made before the setting existed gets it too (docs/retrieval.md#index-runs).
+  applyFullTextSettings(db, readIndexMeta(db).lexicalLayout);
 }
 
 /**

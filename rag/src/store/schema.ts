@@ -37,6 +37,34 @@ export type LexicalLayout = 'words+trigram' | 'words';
 export const WORDS_TOKENIZE = "porter unicode61 remove_diacritics 2 categories 'L* N* Co M*'";
 export const TRIGRAM_TOKENIZE = 'trigram remove_diacritics 1';
 
+/**
+ * Ours: FTS5's `hashsize`, the pending terms a full-text table holds in memory before it writes them
+ * out as a new segment (and does the merge work that write calls for) inside the statement that
+ * crosses it, and at the latest at COMMIT. FTS5's default, 1 MiB, made single steps of a large note's
+ * index run hold the event loop for 40-60 ms; at 64 KiB one such write is about a sixteenth of that
+ * (docs/retrieval.md#index-runs). What a search finds and how it ranks do not depend on it.
+ */
+export const FTS5_HASH_BYTES = 64 * 1024;
+
+/** The full-text tables of a layout. */
+export function fullTextTables(layout: LexicalLayout): readonly string[] {
+  return layout === 'words+trigram' ? ['chunks_words', 'chunks_trigram'] : ['chunks_words'];
+}
+
+/**
+ * Puts FTS5_HASH_BYTES in force in every full-text table of `layout` (stored in the table's own
+ * config, so every writer connection uses it); writes only where it differs. Call inside
+ * `BEGIN IMMEDIATE`.
+ */
+export function applyFullTextSettings(db: Database.Database, layout: LexicalLayout): void {
+  for (const table of fullTextTables(layout)) {
+    const current = db.prepare(`SELECT v FROM ${table}_config WHERE k = 'hashsize'`).pluck().get();
+    if (current === FTS5_HASH_BYTES) continue;
+    // A literal: FTS5 takes only an integer, and a bound JavaScript number arrives as a real.
+    db.exec(`INSERT INTO ${table} (${table}, rank) VALUES ('hashsize', ${FTS5_HASH_BYTES})`);
+  }
+}
+
 const TABLES = `
 CREATE TABLE meta (
   key   TEXT PRIMARY KEY,
@@ -145,8 +173,10 @@ export function createSchema(db: Database.Database, preferred: 'auto' | 'words')
   const full =
     preferred === 'auto' && tryExec(db, CONTENTLESS_WORDS + externalContentTable('chunks_trigram', TRIGRAM_TOKENIZE));
   if (!full) db.exec(externalContentTable('chunks_words', WORDS_TOKENIZE));
+  const layout = full ? 'words+trigram' : 'words';
+  applyFullTextSettings(db, layout);
   db.pragma(`user_version = ${SCHEMA_VERSION}`);
-  return full ? 'words+trigram' : 'words';
+  return layout;
 }
 
 function tryExec(db: Database.Database, sql: string): boolean {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { runSteps } from '@notegate/kit';
 import { planDelta } from '../../src/snapshot/delta-plan.js';
 import { chooseMerge, levelOf } from '../../src/snapshot/merge-policy.js';
 import type { ChunkChange } from '../../src/store/change-log.js';
@@ -45,7 +46,7 @@ describe('the delta between two states', () => {
     chunkId: Number(entry.slice(1)),
     added: entry.startsWith('+'),
   });
-  const plan = (entries: string) => planDelta(entries.split(' ').map(change), (id) => live.get(id));
+  const plan = (entries: string) => runSteps(planDelta(entries.split(' ').map(change), (id) => live.get(id)));
   const table: readonly (readonly [string, string, unknown])[] = [
     ['a chunk added', '+3', { removed: [], added: [3], transient: 0 }],
     [
@@ -78,4 +79,14 @@ describe('the delta between two states', () => {
     it(`refuses a log that does not describe the earlier state: ${label}`, () =>
       assert.deepEqual(plan(entries), { ok: false, reason }));
   }
+
+  it('plans a large commit in steps, giving a server turns between them (docs/retrieval.md#index-runs)', () => {
+    const changes = Array.from({ length: 1_000 }, (_, i) => change(`+${100 + i}`, i));
+    const steps = planDelta(changes, (id) => live.get(id));
+    let turns = 0;
+    let step = steps.next();
+    for (; !step.done; step = steps.next()) turns += 1;
+    assert.ok(turns >= 3, `${turns} turns`);
+    assert.equal(step.value.ok && step.value.plan.added.length, 1_000);
+  });
 });

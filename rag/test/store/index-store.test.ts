@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
@@ -7,6 +8,7 @@ import { RagError } from '../../src/errors/rag-error.js';
 import { CHANGE_LOG_MIN_ENTRIES, readChangesSince, readLogPosition } from '../../src/store/change-log.js';
 import { assertIndexMatches } from '../../src/store/index-meta.js';
 import { IndexStore, type StoredChunk } from '../../src/store/index-store.js';
+import { FTS5_HASH_BYTES } from '../../src/store/schema.js';
 import { assertConsistent, assertFtsIntact } from '../../test-support/consistency.js';
 import { E5_SMALL, MINILM, model, fileRecord as record, tempDir } from '../../test-support/fixtures.js';
 import { asOlderFormat } from '../../test-support/older-format.js';
@@ -267,6 +269,63 @@ describe('IndexStore', () => {
     store.removeFiles([store.fileRows('v').get('a.md')?.id ?? 0]);
     assert.deepEqual(assertConsistent(file, 384), { files: 0, chunks: 0, vectors: 0 });
     assertFtsIntact(file);
+    store.close();
+  });
+
+  it('puts FTS5_HASH_BYTES in force in every full-text table, of a new index and of one made before', (t) => {
+    const hashSizes = (file: string, tables: readonly string[]) => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return tables.map((table) => db.prepare(`SELECT v FROM ${table}_config WHERE k = 'hashsize'`).pluck().get());
+      } finally {
+        db.close();
+      }
+    };
+    const full = path.join(tempDir(t), 'full.sqlite');
+    open(full).close();
+    assert.deepEqual(hashSizes(full, ['chunks_words', 'chunks_trigram']), [FTS5_HASH_BYTES, FTS5_HASH_BYTES]);
+    const fallback = path.join(tempDir(t), 'fallback.sqlite');
+    open(fallback, { lexicalLayout: 'words' }).close();
+    assert.deepEqual(hashSizes(fallback, ['chunks_words']), [FTS5_HASH_BYTES]);
+    // An index made before: FTS5's own default (no hashsize row), or another value.
+    const older = path.join(tempDir(t), 'older.sqlite');
+    createThenAlter(older, (db) => {
+      // FTS5's shadow tables are written only with SQLite's defensive mode off.
+      db.unsafeMode(true);
+      db.exec("DELETE FROM chunks_words_config WHERE k = 'hashsize'");
+      db.exec("INSERT INTO chunks_trigram (chunks_trigram, rank) VALUES ('hashsize', 1048576)");
+    });
+    assert.deepEqual(hashSizes(older, ['chunks_words', 'chunks_trigram']), [undefined, 1048576]);
+    const store = open(older);
+    store.replaceFile(record('a.md'), [chunk(0, 'still found')], 5);
+    store.close();
+    assert.deepEqual(hashSizes(older, ['chunks_words', 'chunks_trigram']), [FTS5_HASH_BYTES, FTS5_HASH_BYTES]);
+    assert.deepEqual(ftsPaths(older, '"found"', 'chunks_words'), ['a.md']);
+    assertFtsIntact(older);
+  });
+
+  it('with WAL checkpoints of its own, leaves every commit in the log and asks for a checkpoint after it', (t) => {
+    const dir = tempDir(t);
+    // Over SQLite's threshold (1,000 pages of 4 KiB): its own checkpoint would run inside this commit.
+    const large = Array.from({ length: 40 }, (_, seq) => chunk(seq, `${'marble '.repeat(20_000)}${seq}`));
+    const databaseBytes = (file: string) => statSync(file).size;
+    const automatic = path.join(dir, 'automatic.sqlite');
+    const plain = open(automatic);
+    plain.replaceFile(record('a.md'), large, 5);
+    assert.ok(databaseBytes(automatic) > 4_000_000, 'SQLite checkpointed inside the commit');
+    plain.close();
+    const deferred = path.join(dir, 'deferred.sqlite');
+    let requests = 0;
+    const store = open(deferred, { walCheckpoints: { request: () => (requests += 1) } });
+    const before = databaseBytes(deferred);
+    store.replaceFile(record('a.md'), large, 5);
+    assert.equal(requests, 1);
+    assert.equal(databaseBytes(deferred), before, 'the pages are still in the log only');
+    assert.deepEqual(ftsPaths(deferred, '"marble"', 'chunks_words'), ['a.md'], 'and readers find them there');
+    store.removeFiles([store.fileRows('v').get('a.md')?.id ?? 0]);
+    store.touchFiles([]);
+    store.finishRun('f', '{}', 6);
+    assert.equal(requests, 3, 'after the removal and after the end of the run too');
     store.close();
   });
 
