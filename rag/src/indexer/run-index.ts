@@ -83,6 +83,7 @@ async function indexUnderLock(options: RunIndexOptions): Promise<IndexSummary> {
   };
   // The model guard runs before any download; a rebuild only destroys once the model is in place.
   let store = options.rebuild ? undefined : IndexStore.open(config.indexPath, storeOptions);
+  let finished = false;
   try {
     await ensureModelFiles(config.model, modelCacheDir, {
       ...options.download,
@@ -125,16 +126,22 @@ async function indexUnderLock(options: RunIndexOptions): Promise<IndexSummary> {
       await run.dispose();
     }
     store.finishRun(fingerprint, canonicalJson(inputs), clock());
-    return run.summary({
+    const summary = run.summary({
       indexPath: config.indexPath,
       modelId: config.model.id,
       lexicalLayout: store.meta.lexicalLayout,
       rebuilt: options.rebuild ?? false,
       durationMs: clock() - startedAtMs,
     });
+    finished = true;
+    return summary;
   } finally {
     try {
-      await walCheckpoints.close();
+      // A checkpoint that failed left its pages in the log, where readers still find them: it is the
+      // run's error only when the run itself succeeded, never in place of the error that stopped it.
+      await walCheckpoints.close().catch((err: unknown) => {
+        if (finished) throw err;
+      });
     } finally {
       store?.close();
     }
