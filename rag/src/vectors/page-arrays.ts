@@ -9,7 +9,7 @@
  * block on its own rises to the size of the largest such block freed (up to
  * 32 MiB); after one merge, every array below that lands in a thread's malloc
  * arena, and an arena gives memory back to the system only from its top, so
- * the process kept hundreds of megabytes no segment held. A shared
+ * the process kept memory that no segment held. A shared
  * `WebAssembly.Memory` is mapped by the engine and unmapped when it is
  * collected. Arrays below one page come from the allocator like any small
  * object (a mapping each would cost more than it saves).
