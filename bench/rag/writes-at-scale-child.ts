@@ -129,6 +129,7 @@ async function server(root: string, file: string): Promise<void> {
   send({ kind: 'ready', loadMs: performance.now() - started, chunks: current(source).chunks });
   const pending = new Map<string, number>();
   const searchableMs: Record<string, number> = {};
+  /** The snapshot last looked in, while notes are awaited: held no longer, or the segments it shares would outlive their merge. */
   let probed: Snapshot | undefined;
   const options = (query: string, mode: string) => ({
     query,
@@ -150,6 +151,7 @@ async function server(root: string, file: string): Promise<void> {
       searchableMs[token] = nowMs() - ackAtMs;
       pending.delete(token);
     }
+    if (pending.size === 0) probed = undefined;
   };
   const timer = setInterval(() => {
     source.check();

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { type ChunkText, readChunkRows } from '../store/load-vectors.js';
 import type { LexicalLayout } from '../store/schema.js';
+import { pageCopy, pageUint8 } from '../vectors/page-arrays.js';
 import { type RemovedRow, withRemovedRows } from '../words/deleted-postings.js';
 import type { Fts5Totals } from '../words/fts5-totals.js';
 import type { RowTokens } from '../words/token-postings.js';
@@ -89,7 +90,7 @@ async function deletionsOf(
       if (counts === undefined) throw new DeltaRefused('a removed chunk holds other words than its segment says');
       deletions.set(s, { rows, deletedPostings: counts });
     } else {
-      const deleted = state.deleted ? state.deleted.slice() : new Uint8Array(state.segment.rowCount);
+      const deleted = state.deleted ? pageCopy(state.deleted) : pageUint8(state.segment.rowCount);
       for (const row of rows) deleted[row] = 1;
       const words = state.segment.parts.words;
       const counted = words ? await worker.run({ kind: 'deleted-postings', words, deleted }) : undefined;

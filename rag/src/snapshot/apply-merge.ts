@@ -1,3 +1,4 @@
+import { pageUint8, pageUint32 } from '../vectors/page-arrays.js';
 import { Segment } from './segment.js';
 import type { MergeBuilt } from './segment-jobs.js';
 import type { SegmentSet, SegmentState } from './segment-set.js';
@@ -18,7 +19,7 @@ export function applyMerge(
   const indices = sources.map((source) => set.states.findIndex((s) => s.segment === source.segment));
   if (indices.some((i) => i < 0)) return undefined;
   const segment = new Segment(merged.parts);
-  const deleted = new Uint8Array(segment.rowCount);
+  const deleted = pageUint8(segment.rowCount);
   let deletedCount = 0;
   let deletedPostings: Uint32Array | undefined;
   sources.forEach((source, k) => {
@@ -33,7 +34,7 @@ export function applyMerge(
     }
     const termMap = merged.termMaps?.[k];
     if (termMap === undefined || now.deletedPostings === undefined) return;
-    deletedPostings ??= new Uint32Array(segment.words?.terms.length ?? 0);
+    deletedPostings ??= pageUint32(segment.words?.terms.length ?? 0);
     const counts = deletedPostings;
     for (let t = 0; t < termMap.length; t += 1) {
       const since = (now.deletedPostings[t] ?? 0) - (source.deletedPostings?.[t] ?? 0);

@@ -1,3 +1,4 @@
+import { pageCopy, pageUint8 } from '../vectors/page-arrays.js';
 import { type ScoredRow, TopK } from '../vectors/top-k.js';
 import type { RowRange } from '../vectors/vector-scan.js';
 import type { WordSegment } from '../words/word-segment.js';
@@ -124,7 +125,7 @@ export class SegmentSet {
       this.states.map((state, s) => {
         const change = deletions.get(s);
         if (change === undefined || change.rows.length === 0) return state;
-        const deleted = state.deleted ? state.deleted.slice() : new Uint8Array(state.segment.rowCount);
+        const deleted = state.deleted ? pageCopy(state.deleted) : pageUint8(state.segment.rowCount);
         let deletedCount = state.deletedCount;
         for (const row of change.rows) {
           if (deleted[row] === 1) throw new RangeError(`row ${row} of segment ${s} is deleted twice`);

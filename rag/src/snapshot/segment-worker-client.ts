@@ -14,6 +14,16 @@ interface WorkerMessage {
   readonly error?: { readonly code: RagErrorCode | undefined; readonly message: string };
 }
 
+/**
+ * A thread's young generation: V8 lets it grow to tens of MiB in a thread
+ * that allocates as fast as a segment build does, and the building thread
+ * lives as long as commits keep coming, so that would stay resident beside
+ * the segments (docs/retrieval.md#memory-of-segments). Small young
+ * generations cost only more frequent, shorter collections of short-lived
+ * objects.
+ */
+const YOUNG_GENERATION_MB = 4;
+
 /** Runs segment jobs (a worker thread; tests run them in their own thread). */
 export interface SegmentJobs {
   run<J extends SegmentJob>(job: J): Promise<ReplyTo<J>>;
@@ -74,7 +84,9 @@ export class SegmentWorker implements SegmentJobs {
 
   #start(): Worker {
     if (this.#worker) return this.#worker;
-    const worker = new Worker(new URL('./segment-worker.js', import.meta.url));
+    const worker = new Worker(new URL('./segment-worker.js', import.meta.url), {
+      resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+    });
     worker.unref();
     worker.on('message', (message: WorkerMessage) => this.#settle(message));
     // A thread stopped when idle (or by close) has no job of its own pending: only the current one's end fails jobs.

@@ -1,5 +1,6 @@
 import type { VectorMatrix } from '../store/load-vectors.js';
 import { type Int8Rows, Int8VectorSearch } from '../vectors/int8-scan.js';
+import { pageUint32 } from '../vectors/page-arrays.js';
 import { exactScan, noVectors, type VectorSearch } from '../vectors/vector-scan.js';
 import { WordPostings, type WordPostingsParts } from '../words/word-postings.js';
 
@@ -67,7 +68,7 @@ export class Segment {
 
 /** The rows of a matrix in ascending chunk id (a worker sorts them once per segment). */
 export function idOrderOf(chunkIds: Float64Array): Uint32Array {
-  const order = new Uint32Array(new SharedArrayBuffer(chunkIds.length * 4));
+  const order = pageUint32(chunkIds.length);
   for (let row = 0; row < order.length; row += 1) order[row] = row;
   return order.sort((a, b) => (chunkIds[a] as number) - (chunkIds[b] as number));
 }

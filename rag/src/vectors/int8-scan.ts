@@ -1,5 +1,6 @@
 import type { VectorMatrix } from '../store/load-vectors.js';
 import { type DotI8, instantiateDotI8, KERNEL_DIM_MULTIPLE } from './dot-kernel.js';
+import { pageFloat64 } from './page-arrays.js';
 import { TopK } from './top-k.js';
 import { dotRow, type RowRange, type VectorSearch } from './vector-scan.js';
 
@@ -93,7 +94,7 @@ function allocateInt8Rows(count: number, dimension: number) {
   const layout = layoutFor(count, dimension);
   const pages = Math.ceil(layout.totalBytes / PAGE_BYTES);
   const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
-  const float64s = () => new Float64Array(new SharedArrayBuffer(count * 8));
+  const float64s = () => pageFloat64(count);
   const int8: Int8Rows = { memory, rowScale: float64s(), residual: float64s(), dequantizedNorm: float64s() };
   return { int8, ...int8, rows: new Int8Array(memory.buffer, layout.rowsAt, count * dimension) };
 }
@@ -123,7 +124,7 @@ export class Int8VectorSearch implements VectorSearch {
     private readonly dot: DotI8,
     private readonly int8: Int8Rows,
   ) {
-    this.upper = new Float64Array(matrix.count);
+    this.upper = pageFloat64(matrix.count);
     this.layout = layoutFor(matrix.count, matrix.dimension);
   }
 

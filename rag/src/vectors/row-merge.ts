@@ -1,4 +1,5 @@
 import type { Partition, VectorMatrix } from '../store/load-vectors.js';
+import { pageFloat32, pageFloat64, pageInt32, pageUint32 } from './page-arrays.js';
 
 /** The rows of one segment to merge: its chunk ids and groups, and which of them are deleted (1). */
 export interface MergeSource {
@@ -33,10 +34,10 @@ export function planRowMerge(sources: readonly MergeSource[]): RowMerge {
     }
   });
   const live = sources.reduce((sum, source) => sum + liveRows(source), 0);
-  const chunkIds = new Float64Array(new SharedArrayBuffer(live * 8));
-  const sourceOf = new Uint32Array(live);
-  const rowOf = new Uint32Array(live);
-  const mergedRowOf = sources.map((source) => new Int32Array(source.rows.chunkIds.length).fill(-1));
+  const chunkIds = pageFloat64(live);
+  const sourceOf = pageUint32(live);
+  const rowOf = pageUint32(live);
+  const mergedRowOf = sources.map((source) => pageInt32(source.rows.chunkIds.length).fill(-1));
   const partitions: Partition[] = [];
   let merged = 0;
   for (const group of [...groups.values()].sort(byGroup)) {
@@ -62,7 +63,7 @@ export function planRowMerge(sources: readonly MergeSource[]): RowMerge {
 export function mergeMatrices(sources: readonly VectorMatrix[], plan: RowMerge): VectorMatrix {
   const dimension = sources[0]?.dimension ?? 0;
   const count = plan.chunkIds.length;
-  const data = new Float32Array(new SharedArrayBuffer(count * dimension * 4));
+  const data = pageFloat32(count * dimension);
   if (dimension > 0) {
     for (let i = 0; i < count; i += 1) {
       const source = sources[plan.sourceOf[i] as number];

@@ -1,3 +1,4 @@
+import { pageFloat64, pageUint32 } from '../vectors/page-arrays.js';
 import { type ScoredRow, TopK } from '../vectors/top-k.js';
 import type { RowRange } from '../vectors/vector-scan.js';
 import type { Fts5Totals } from './fts5-totals.js';
@@ -116,10 +117,10 @@ export class Bm25Ranking {
     if (scratch === undefined) {
       scratch = {
         averageLength: Number.NaN,
-        lengthNorms: new Float64Array(rows),
-        scores: new Float64Array(rows),
-        frequencies: new Float64Array(rows),
-        touched: new Uint32Array(rows),
+        lengthNorms: pageFloat64(rows),
+        scores: pageFloat64(rows),
+        frequencies: pageFloat64(rows),
+        touched: pageUint32(rows),
       };
       scratches.set(postings, scratch);
     }

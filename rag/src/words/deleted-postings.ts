@@ -1,3 +1,4 @@
+import { pageUint32 } from '../vectors/page-arrays.js';
 import type { RowTokens } from './token-postings.js';
 import type { WordPostings } from './word-postings.js';
 
@@ -8,7 +9,7 @@ import type { WordPostings } from './word-postings.js';
  * A term's document frequency is its postings minus this.
  */
 export function countDeletedPostings(postings: WordPostings, deleted: Uint8Array): Uint32Array {
-  const counts = new Uint32Array(postings.terms.length);
+  const counts = pageUint32(postings.terms.length);
   for (let t = 0; t < postings.terms.length; t += 1) {
     let count = 0;
     for (let i = postings.offsets[t] as number; i < (postings.offsets[t + 1] as number); i += 1) {
@@ -38,7 +39,8 @@ export function withRemovedRows(
   counts: Uint32Array | undefined,
   removed: readonly RemovedRow[],
 ): Uint32Array | undefined {
-  const next = counts ? counts.slice() : new Uint32Array(postings.terms.length);
+  const next = pageUint32(postings.terms.length);
+  if (counts) next.set(counts);
   for (const { row, tokens } of removed) {
     const all = tokens.flat();
     if (all.length !== postings.lengths[row]) return undefined;

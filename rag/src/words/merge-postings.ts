@@ -1,3 +1,4 @@
+import { pageUint16, pageUint32 } from '../vectors/page-arrays.js';
 import { compareTerms, WordPostings } from './word-postings.js';
 
 /** Where a merged row comes from: its source and its row there (a vectors/row-merge.ts plan). */
@@ -22,7 +23,7 @@ export interface PostingsMerge {
  */
 export function mergePostings(sources: readonly WordPostings[], plan: MergedRows): PostingsMerge {
   const { terms, termMaps } = mergeTerms(sources);
-  const counts = new Uint32Array(terms.length);
+  const counts = pageUint32(terms.length);
   sources.forEach((source, s) => {
     const map = plan.mergedRowOf[s];
     const termMap = termMaps[s];
@@ -35,13 +36,13 @@ export function mergePostings(sources: readonly WordPostings[], plan: MergedRows
       counts[termMap[t] as number] = (counts[termMap[t] as number] as number) + kept;
     }
   });
-  const offsets = new Uint32Array(new SharedArrayBuffer((terms.length + 1) * 4));
+  const offsets = pageUint32(terms.length + 1);
   for (let t = 0; t < terms.length; t += 1) offsets[t + 1] = (offsets[t] as number) + (counts[t] as number);
   const total = offsets[terms.length] ?? 0;
-  const rows = new Uint32Array(new SharedArrayBuffer(total * 4));
+  const rows = pageUint32(total);
   const frequencies = sources.some((source) => source.frequencies instanceof Uint32Array)
-    ? new Uint32Array(new SharedArrayBuffer(total * 4))
-    : new Uint16Array(new SharedArrayBuffer(total * 2));
+    ? pageUint32(total)
+    : pageUint16(total);
   const cursor = offsets.slice(0, terms.length);
   sources.forEach((source, s) => {
     const map = plan.mergedRowOf[s];
@@ -59,7 +60,7 @@ export function mergePostings(sources: readonly WordPostings[], plan: MergedRows
       }
     }
   });
-  const lengths = new Uint32Array(new SharedArrayBuffer(plan.sourceOf.length * 4));
+  const lengths = pageUint32(plan.sourceOf.length);
   for (let m = 0; m < lengths.length; m += 1) {
     lengths[m] = sources[plan.sourceOf[m] as number]?.lengths[plan.rowOf[m] as number] ?? 0;
   }
@@ -69,7 +70,7 @@ export function mergePostings(sources: readonly WordPostings[], plan: MergedRows
 /** The sorted union of the sources' sorted term lists, and where each source term went. */
 function mergeTerms(sources: readonly WordPostings[]): { terms: string[]; termMaps: Uint32Array[] } {
   const terms: string[] = [];
-  const termMaps = sources.map((source) => new Uint32Array(source.terms.length));
+  const termMaps = sources.map((source) => pageUint32(source.terms.length));
   const next = sources.map(() => 0);
   for (;;) {
     let smallest: string | undefined;

@@ -1,3 +1,4 @@
+import { pageUint16, pageUint32 } from '../vectors/page-arrays.js';
 import { compareTerms, WordPostings } from './word-postings.js';
 import { WORD_COLUMN_WEIGHTS, widened } from './word-postings-reader.js';
 
@@ -11,7 +12,7 @@ export type RowTokens = readonly (readonly string[])[];
  */
 export function postingsFromTokens(rows: readonly RowTokens[]): WordPostings {
   const byTerm = new Map<string, Map<number, number>>();
-  const lengths = new Uint32Array(new SharedArrayBuffer(rows.length * 4));
+  const lengths = pageUint32(rows.length);
   rows.forEach((columns, row) => {
     columns.forEach((tokens, column) => {
       const weight = WORD_COLUMN_WEIGHTS[column] ?? 0;
@@ -24,13 +25,13 @@ export function postingsFromTokens(rows: readonly RowTokens[]): WordPostings {
     });
   });
   const terms = [...byTerm.keys()].sort(compareTerms);
-  const offsets = new Uint32Array(new SharedArrayBuffer((terms.length + 1) * 4));
+  const offsets = pageUint32(terms.length + 1);
   terms.forEach((term, t) => {
     offsets[t + 1] = (offsets[t] as number) + (byTerm.get(term)?.size ?? 0);
   });
   const total = offsets[terms.length] ?? 0;
-  const postingRows = new Uint32Array(new SharedArrayBuffer(total * 4));
-  let frequencies: Uint16Array | Uint32Array = new Uint16Array(new SharedArrayBuffer(total * 2));
+  const postingRows = pageUint32(total);
+  let frequencies: Uint16Array | Uint32Array = pageUint16(total);
   let at = 0;
   for (const term of terms) {
     for (const [row, frequency] of byTerm.get(term) ?? []) {

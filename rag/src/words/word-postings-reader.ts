@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { RagError } from '../errors/rag-error.js';
 import { COLUMN_WEIGHTS } from '../store/fts-column-weights.js';
+import { pageUint16, pageUint32 } from '../vectors/page-arrays.js';
 import { compareTerms, WordPostings, type WordPostingsParts } from './word-postings.js';
 
 /**
@@ -58,7 +59,7 @@ export function readWordPostings(db: Database.Database, rows: Float64Array): Wor
     throw new RagError('ERR_INDEX_SCHEMA', 'the in-memory word index needs positive integer column weights');
   }
   const { terms, documents, occurrences } = termCounts(db);
-  const offsets = new Uint32Array(new SharedArrayBuffer((terms.length + 1) * 4));
+  const offsets = pageUint32(terms.length + 1);
   documents.forEach((count, t) => {
     offsets[t + 1] = (offsets[t] ?? 0) + count;
   });
@@ -112,9 +113,9 @@ class PostingsBuilder {
   postings = 0;
 
   constructor(total: number, chunkIds: Float64Array) {
-    this.rows = new Uint32Array(new SharedArrayBuffer(total * 4));
-    this.frequencies = new Uint16Array(new SharedArrayBuffer(total * 2));
-    this.lengths = new Uint32Array(new SharedArrayBuffer(chunkIds.length * 4));
+    this.rows = pageUint32(total);
+    this.frequencies = pageUint16(total);
+    this.lengths = pageUint32(chunkIds.length);
     this.rowOf = rowLookup(chunkIds);
   }
 
@@ -173,7 +174,7 @@ function rowLookup(chunkIds: Float64Array): (chunkId: number) => number {
 
 /** The frequencies as 32-bit numbers, in shared memory like every posting array. */
 export function widened(frequencies: Uint16Array): Uint32Array {
-  const wide = new Uint32Array(new SharedArrayBuffer(frequencies.length * 4));
+  const wide = pageUint32(frequencies.length);
   wide.set(frequencies);
   return wide;
 }
