@@ -22,7 +22,11 @@ export type SegmentedPhrase = readonly TermRange[];
  * posting is scored.
  */
 interface Scratch {
+  /** Each row's score so far; 0 for every row between two searches. */
   readonly scores: Float64Array;
+  /** The rows scored by this search, the first `scoredCount`. */
+  readonly scored: Uint32Array;
+  scoredCount: number;
   readonly frequencies: Float64Array;
   readonly touched: Uint32Array;
 }
@@ -92,27 +96,46 @@ export class Bm25Ranking {
     const best = new TopK(limit);
     this.segments.forEach((segment, s) => {
       const scratch = scratchOf(segment.postings);
-      const { scores } = scratch;
-      scores.fill(0);
+      const { scores, scored } = scratch;
+      scratch.scoredCount = 0;
       phrases.forEach((phrase, p) => {
         const range = phrase[s];
         const idf = idfs[p] ?? MIN_IDF;
         if (range === undefined || range.end === range.first) return;
-        if (range.end - range.first === 1) addTerm(segment.postings, range.first, idf, this.averageLength, scores);
+        if (range.end - range.first === 1) addTerm(segment.postings, range.first, idf, this.averageLength, scratch);
         else addPhrase(segment.postings, range, idf, this.averageLength, scratch);
       });
+      // Only the rows a posting scored are offered and cleared again: a search costs what its terms'
+      // postings do, not the rows of the segment (docs/retrieval.md#writes-at-scale).
+      const ranges = rangesOf(s);
+      const everyRow = ranges.length === 1 && ranges[0]?.[0] === 0 && ranges[0]?.[1] === segment.postings.rowCount;
       const { chunkIds } = segment.rows;
-      for (const [start, end] of rangesOf(s)) {
-        for (let row = start; row < end; row += 1) {
-          const score = scores[row] as number;
-          if (score > 0 && score >= best.threshold && segment.deleted?.[row] !== 1) {
-            best.offer(row, chunkIds[row] ?? 0, score);
-          }
-        }
+      let threshold = best.threshold;
+      for (let k = 0; k < scratch.scoredCount; k += 1) {
+        const row = scored[k] as number;
+        const score = scores[row] as number;
+        scores[row] = 0;
+        if (score < threshold || segment.deleted?.[row] === 1 || !(everyRow || inRanges(ranges, row))) continue;
+        best.offer(row, chunkIds[row] ?? 0, score);
+        threshold = best.threshold;
       }
     });
     return best.sorted();
   }
+}
+
+/** Whether `row` is in one of `ranges` (ascending, disjoint). */
+function inRanges(ranges: readonly RowRange[], row: number): boolean {
+  let low = 0;
+  let high = ranges.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const range = ranges[middle] as RowRange;
+    if (row >= range[1]) low = middle + 1;
+    else if (row < range[0]) high = middle;
+    else return true;
+  }
+  return false;
 }
 
 /** The segment's scratch arrays. */
@@ -120,7 +143,13 @@ function scratchOf(postings: WordPostings): Scratch {
   let scratch = scratches.get(postings);
   if (scratch === undefined) {
     const rows = postings.rowCount;
-    scratch = { scores: new Float64Array(rows), frequencies: new Float64Array(rows), touched: new Uint32Array(rows) };
+    scratch = {
+      scores: new Float64Array(rows),
+      scored: new Uint32Array(rows),
+      scoredCount: 0,
+      frequencies: new Float64Array(rows),
+      touched: new Uint32Array(rows),
+    };
     scratches.set(postings, scratch);
   }
   return scratch;
@@ -132,8 +161,9 @@ function lengthNorm(length: number, averageLength: number): number {
 }
 
 /** One term's contribution to every row of the segment that holds it. */
-function addTerm(postings: WordPostings, term: number, idf: number, averageLength: number, scores: Float64Array): void {
+function addTerm(postings: WordPostings, term: number, idf: number, averageLength: number, scratch: Scratch): void {
   const { offsets, rows, frequencies, lengths } = postings;
+  const { scores, scored } = scratch;
   const start = offsets[term] ?? 0;
   const end = offsets[term + 1] ?? 0;
   // Indices come from the postings (rows < rowCount): `as number` only drops noUncheckedIndexedAccess's undefined.
@@ -141,7 +171,9 @@ function addTerm(postings: WordPostings, term: number, idf: number, averageLengt
     const row = rows[i] as number;
     const f = frequencies[i] as number;
     const norm = lengthNorm(lengths[row] as number, averageLength);
-    scores[row] = (scores[row] as number) + idf * ((f * K1_PLUS_ONE) / (f + norm));
+    const score = scores[row] as number;
+    if (score === 0) scored[scratch.scoredCount++] = row;
+    scores[row] = score + idf * ((f * K1_PLUS_ONE) / (f + norm));
   }
 }
 
@@ -154,7 +186,7 @@ function addPhrase(
   scratch: Scratch,
 ): void {
   const { offsets, rows, frequencies: postingFrequencies, lengths } = postings;
-  const { scores, frequencies, touched } = scratch;
+  const { scores, scored, frequencies, touched } = scratch;
   let count = 0;
   for (let i = offsets[phrase.first] ?? 0; i < (offsets[phrase.end] ?? 0); i += 1) {
     const row = rows[i] as number;
@@ -165,7 +197,9 @@ function addPhrase(
     const row = touched[k] as number;
     const f = frequencies[row] as number;
     const norm = lengthNorm(lengths[row] as number, averageLength);
-    scores[row] = (scores[row] as number) + idf * ((f * K1_PLUS_ONE) / (f + norm));
+    const score = scores[row] as number;
+    if (score === 0) scored[scratch.scoredCount++] = row;
+    scores[row] = score + idf * ((f * K1_PLUS_ONE) / (f + norm));
     frequencies[row] = 0;
   }
 }
