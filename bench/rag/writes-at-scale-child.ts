@@ -19,7 +19,8 @@ export type ChildRequest =
       readonly kind: 'search';
       readonly query: string;
       readonly vector: Float32Array;
-      readonly mode: 'lexical' | 'hybrid';
+      /** `dense`: the dense leg alone, every segment's exact nearest rows (a checkout without segments: none). */
+      readonly mode: 'lexical' | 'hybrid' | 'dense';
     }
   | { readonly kind: 'expect'; readonly token: string; readonly ackAtMs: number }
   | { readonly kind: 'write'; readonly record: FileRecord; readonly chunks: StoredChunk[] }
@@ -36,6 +37,11 @@ export type ChildReply =
 export interface ServerStats {
   /** Write acknowledged → first snapshot that finds the note, by the note's token. */
   readonly searchableMs: Readonly<Record<string, number>>;
+  /**
+   * Write acknowledged → that snapshot loaded (its own clock, whole ms; absent in a checkout that does
+   * not say): the rest of searchableMs is the wait for the search in flight to end before it is probed.
+   */
+  readonly loadedMs: Readonly<Record<string, number>>;
   readonly notFound: number;
   /** Loads of a new snapshot, by how (`whole`, `changes`, `same`; `reload` for a checkout that does not say). */
   readonly loads: Readonly<Record<string, number>>;
@@ -67,7 +73,15 @@ interface Source {
 interface Snapshot {
   readonly chunks: number;
   readonly lexical: { readonly scoring: string };
-  readonly segments?: { readonly states: readonly { readonly segment: { readonly byteLength: number } }[] };
+  readonly segments?: {
+    readonly states: readonly { readonly segment: { readonly byteLength: number; readonly rowCount: number } }[];
+    nearest(
+      query: Float32Array,
+      k: number,
+      rangesOf: (segment: { readonly rowCount: number }) => [number, number][],
+    ): unknown;
+  };
+  readonly loadedAtMs?: number;
   wordIndexSettled?(): Promise<void>;
 }
 
@@ -81,6 +95,8 @@ interface Store {
   close(): void;
 }
 
+/** The fusion's depth of candidates per leg (docs/retrieval.md#fusion): what the dense leg of a hybrid search asks for. */
+const HYBRID_DEPTH = 200;
 const nowMs = () => performance.timeOrigin + performance.now();
 const send = (reply: ChildReply) => process.send?.(reply);
 
@@ -129,6 +145,7 @@ async function server(root: string, file: string): Promise<void> {
   send({ kind: 'ready', loadMs: performance.now() - started, chunks: current(source).chunks });
   const pending = new Map<string, number>();
   const searchableMs: Record<string, number> = {};
+  const loadedMs: Record<string, number> = {};
   /** The snapshot last looked in, while notes are awaited: held no longer, or the segments it shares would outlive their merge. */
   let probed: Snapshot | undefined;
   const options = (query: string, mode: string) => ({
@@ -149,6 +166,7 @@ async function server(root: string, file: string): Promise<void> {
       const found = library.searchSnapshot(snapshot, undefined, options(token, 'lexical'));
       if (!found.hits.some((hit) => hit.text.includes(token))) continue;
       searchableMs[token] = nowMs() - ackAtMs;
+      if (snapshot.loadedAtMs !== undefined) loadedMs[token] = snapshot.loadedAtMs - ackAtMs;
       pending.delete(token);
     }
     if (pending.size === 0) probed = undefined;
@@ -163,6 +181,11 @@ async function server(root: string, file: string): Promise<void> {
       source.check();
       const snapshot = current(source);
       const begun = performance.now();
+      if (request.mode === 'dense') {
+        snapshot.segments?.nearest(request.vector, HYBRID_DEPTH, (segment) => [[0, segment.rowCount]]);
+        send({ kind: 'searched', ms: performance.now() - begun, scoring: 'none' });
+        return;
+      }
       const result = library.searchSnapshot(snapshot, request.vector, options(request.query, request.mode));
       const ms = performance.now() - begun;
       send({ kind: 'searched', ms, scoring: result.wordScoring ?? snapshot.lexical.scoring });
@@ -180,6 +203,7 @@ async function server(root: string, file: string): Promise<void> {
         kind: 'stats',
         stats: {
           searchableMs,
+          loadedMs,
           notFound: pending.size,
           loads,
           merges,

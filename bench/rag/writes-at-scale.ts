@@ -105,7 +105,16 @@ interface Variant {
   readonly server: Child;
   readonly writer: Child;
   readonly loadMs: number;
-  readonly samples: { lexical: number[]; hybrid: number[]; timedLexical: number[]; timedHybrid: number[] };
+  /** Ranking times by phase: `quiet` (no writes, before them), `timed` (a write a second), and all of them. */
+  readonly samples: {
+    lexical: number[];
+    hybrid: number[];
+    quietLexical: number[];
+    quietHybrid: number[];
+    timedLexical: number[];
+    timedHybrid: number[];
+    dense: number[];
+  };
   readonly scoring: Map<string, number>;
 }
 
@@ -162,7 +171,15 @@ async function startVariant(label: string, root: string, base: string, work: str
   const { child: writer } = await Child.start('writer', root, file);
   const loadMs = ready.kind === 'ready' ? ready.loadMs : Number.NaN;
   console.log(`${label}: first snapshot with its word index in ${(loadMs / 1000).toFixed(1)} s`);
-  const samples = { lexical: [], hybrid: [], timedLexical: [], timedHybrid: [] };
+  const samples = {
+    lexical: [],
+    hybrid: [],
+    quietLexical: [],
+    quietHybrid: [],
+    timedLexical: [],
+    timedHybrid: [],
+    dense: [],
+  };
   return { label, root, file, server, writer, loadMs, samples, scoring: new Map() };
 }
 
@@ -217,7 +234,8 @@ async function main(): Promise<void> {
       }
     };
     let i = 0;
-    const search = async (timed: boolean) => {
+    type Phase = 'warm-up' | 'quiet' | 'timed' | 'other';
+    const search = async (phase: Phase) => {
       const mode = i % 2 === 0 ? 'lexical' : 'hybrid';
       const q = Math.floor(i / 2) % queries.length;
       for (const variant of i % 4 < 2 ? variants : [...variants].reverse()) {
@@ -230,31 +248,55 @@ async function main(): Promise<void> {
         if (reply.kind !== 'searched') continue;
         const list = mode === 'lexical' ? variant.samples.lexical : variant.samples.hybrid;
         list.push(reply.ms);
-        if (timed) (mode === 'lexical' ? variant.samples.timedLexical : variant.samples.timedHybrid).push(reply.ms);
+        const { samples } = variant;
+        if (phase === 'timed') (mode === 'lexical' ? samples.timedLexical : samples.timedHybrid).push(reply.ms);
+        if (phase === 'quiet') (mode === 'lexical' ? samples.quietLexical : samples.quietHybrid).push(reply.ms);
         variant.scoring.set(reply.scoring, (variant.scoring.get(reply.scoring) ?? 0) + 1);
       }
       i += 1;
     };
-    // Warm up, then the timed part: a write a second, searches without pause.
-    for (let k = 0; k < 40; k += 1) await search(false);
+    const searchDense = async () => {
+      const vector = vectors[Math.floor(i / 2) % vectors.length] ?? new Float32Array();
+      for (const variant of variants) {
+        const reply = await variant.server.ask({ kind: 'search', query: '', vector, mode: 'dense' });
+        if (reply.kind === 'searched') variant.samples.dense.push(reply.ms);
+      }
+    };
+    // Warm up; the same searches as long without writes (what the writes' cost is measured against), with
+    // the dense leg alone timed too; then the timed part: a write a second, searches without pause.
+    for (let k = 0; k < 40; k += 1) await search('warm-up');
+    const quietUntil = performance.now() + seconds * 1000;
+    while (performance.now() < quietUntil) {
+      await search('quiet');
+      if (i % 8 === 0) await searchDense();
+    }
     const startedAt = performance.now();
     for (let second = 0; second < seconds; second += 1) {
       await write();
-      while (performance.now() < startedAt + (second + 1) * 1000) await search(true);
+      while (performance.now() < startedAt + (second + 1) * 1000) await search('timed');
     }
     // The timed part's table now (the hour's writes take a while on a loaded machine), once the last
     // writes had the time to become searchable in both.
     const settled = performance.now() + 10_000;
-    while (performance.now() < settled) await search(false);
+    while (performance.now() < settled) await search('other');
     const rows: string[][] = [];
     for (const variant of variants) {
       const stats = await statsOf(variant.server);
       const total = [...variant.scoring.values()].reduce((sum, n) => sum + n, 0);
+      const { samples } = variant;
+      const timedOf = (byToken: Readonly<Record<string, number>>) =>
+        Object.entries(byToken).flatMap(([token, ms]) => (timedTokens.has(token) ? [ms] : []));
       rows.push([
         variant.label,
-        pair(variant.samples.timedLexical),
-        pair(variant.samples.timedHybrid),
-        triple(Object.entries(stats.searchableMs).flatMap(([token, ms]) => (timedTokens.has(token) ? [ms] : []))),
+        pair(samples.quietLexical),
+        pair(samples.timedLexical),
+        ratio(samples.timedLexical, samples.quietLexical),
+        pair(samples.quietHybrid),
+        pair(samples.timedHybrid),
+        ratio(samples.timedHybrid, samples.quietHybrid),
+        samples.dense.length > 0 ? pair(samples.dense) : '–',
+        triple(timedOf(stats.searchableMs)),
+        triple(timedOf(stats.loadedMs)),
         `${variant.scoring.get('sqlite') ?? 0} of ${total}`,
         String([...timedTokens].filter((token) => stats.searchableMs[token] === undefined).length),
         Object.entries(stats.loads)
@@ -263,14 +305,20 @@ async function main(): Promise<void> {
       ]);
     }
     console.log(
-      `\n${chunks} chunks (${text}), a write a second for ${seconds} s, searches without pause (in ms, ranking step alone, p50 / p95):`,
+      `\n${chunks} chunks (${text}), ${seconds} s of searches without writes, then a write a second for ${seconds} s, searches without pause (in ms, ranking step alone, p50 / p95; ratio: with writes / without):`,
     );
     printTable(
       [
         'variant',
-        'lexical',
-        'hybrid',
+        'lexical, no writes',
+        'lexical, writes',
+        'ratio',
+        'hybrid, no writes',
+        'hybrid, writes',
+        'ratio',
+        'dense leg alone, no writes',
         'write → searchable p50 / p95 / max',
+        'write → snapshot loaded',
         'ranked in SQLite',
         'never found',
         'loads',
@@ -293,9 +341,9 @@ async function main(): Promise<void> {
         const elapsedS = ((performance.now() - hourStarted) / 1000).toFixed(0);
         console.log(`after ${written} writes (${elapsedS} s of the faster part): RSS ${rss.join(', ')}`);
       }
-      while (performance.now() < hourStarted + ((k + 1) * 1000) / hourRate) await search(false);
+      while (performance.now() < hourStarted + ((k + 1) * 1000) / hourRate) await search('other');
     }
-    for (let k = 0; k < 20; k += 1) await search(false);
+    for (let k = 0; k < 20; k += 1) await search('other');
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     const memory: string[][] = [];
     for (const variant of variants) {
@@ -353,6 +401,14 @@ async function statsOf(child: Child): Promise<ServerStats> {
 function pair(samples: readonly number[]): string {
   const t = timings(samples);
   return `${t.medianMs.toFixed(1)} / ${t.p95Ms.toFixed(1)}`;
+}
+
+/** p50 and p95 of `samples` over those of `baseline`. */
+function ratio(samples: readonly number[], baseline: readonly number[]): string {
+  if (samples.length === 0 || baseline.length === 0) return '–';
+  const t = timings(samples);
+  const b = timings(baseline);
+  return `${(t.medianMs / b.medianMs).toFixed(2)} / ${(t.p95Ms / b.p95Ms).toFixed(2)}`;
 }
 
 function triple(samples: readonly number[]): string {

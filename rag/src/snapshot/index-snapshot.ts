@@ -73,7 +73,8 @@ export interface SnapshotOptions {
  */
 export class IndexSnapshot {
   readonly lexical: LexicalTables;
-  readonly vaults: readonly VaultCounts[];
+  /** Files and chunks per vault, read at first use: a query over every file (docs/retrieval.md#writes-at-scale). */
+  #vaults: readonly VaultCounts[] | undefined;
   private readonly hitRowsStatement: Database.Statement;
   private readonly noteStatements: { readonly of: Database.Statement; readonly chunks: Database.Statement };
   /** The notes that have tags, read at the first tag filter (a snapshot's state never changes). */
@@ -97,7 +98,6 @@ export class IndexSnapshot {
   ) {
     this.#segments = segments;
     this.#words = wordsOf(segments, totals);
-    this.vaults = vaultCounts(db);
     this.lexical = new LexicalTables(db, meta.lexicalLayout, this.chunks, () => this.#words);
     this.hitRowsStatement = db.prepare(HIT_ROWS_SQL);
     this.noteStatements = { of: db.prepare(NOTE_OF_CHUNKS_SQL), chunks: db.prepare(NOTE_CHUNKS_SQL) };
@@ -179,12 +179,24 @@ export class IndexSnapshot {
     return { position: this.position, segments: this.#segments, totals: this.totals, db: this.db };
   }
 
+  /**
+   * Files and chunks per vault. Read from the index at first use, not when
+   * the snapshot is made: a commit's snapshot is made on the serving thread,
+   * and the query groups every file (a few hundred ms at a million chunks),
+   * which searches never need (docs/retrieval.md#writes-at-scale).
+   */
+  get vaults(): readonly VaultCounts[] {
+    this.#vaults ??= vaultCounts(this.db);
+    return this.#vaults;
+  }
+
   get files(): number {
     return this.vaults.reduce((sum, v) => sum + v.files, 0);
   }
 
+  /** The chunks of this state: the live rows of its segments, which hold every chunk of the index. */
   get chunks(): number {
-    return this.vaults.reduce((sum, v) => sum + v.chunks, 0);
+    return this.#segments.liveRows;
   }
 
   /** The dense leg's back end, as /health names it (every segment is built the same way). */
@@ -203,7 +215,8 @@ export class IndexSnapshot {
     namespaces: readonly string[] | undefined,
     tags?: readonly string[],
   ): SnapshotFilter {
-    const everyVault = vaults === undefined || this.vaults.every((v) => vaults.includes(v.vault));
+    // The vaults that have chunks, from the segments' partitions: a vault of files without chunks has none to filter.
+    const everyVault = vaults === undefined || this.#segments.vaultNames().every((vault) => vaults.includes(vault));
     const scope = { vaults: everyVault ? undefined : vaults, namespaces };
     if (tags === undefined) return { vaults, namespaces, scope };
     const wanted = tags.map(normalizeTag);

@@ -87,6 +87,13 @@ export class SegmentSet {
       .sort((a, b) => compare(a.vault, b.vault) || compare(a.namespace, b.namespace));
   }
 
+  /** The vaults of every segment's rows (deleted or not), each once. */
+  vaultNames(): string[] {
+    const names = new Set<string>();
+    for (const { segment } of this.states) for (const p of segment.matrix.partitions) names.add(p.vault);
+    return [...names];
+  }
+
   /** Where a chunk lives in this state, or undefined when it is not there (never added, or deleted). */
   locate(chunkId: number): RowLocation | undefined {
     for (const [segment, state] of this.states.entries()) {

@@ -14,11 +14,20 @@ const MIN_IDF = 1e-6;
 /** A phrase of the query: its terms in each segment, in the order of the segments. */
 export type SegmentedPhrase = readonly TermRange[];
 
-/** Per-row arrays of one segment, reused by every search (searches run one at a time). */
+/**
+ * Per-row arrays of one segment, reused by every search (searches run one at
+ * a time). Nothing here depends on the state of the index: a commit changes
+ * the average length, and a per-row array of length norms would have to be
+ * recomputed over every row of every segment on the first search after it
+ * (docs/retrieval.md#writes-at-scale), so each norm is computed where a
+ * posting is scored.
+ */
 interface Scratch {
-  averageLength: number;
-  readonly lengthNorms: Float64Array;
+  /** Each row's score so far; 0 for every row between two searches. */
   readonly scores: Float64Array;
+  /** The rows scored by this search, the first `scoredCount`. */
+  readonly scored: Uint32Array;
+  scoredCount: number;
   readonly frequencies: Float64Array;
   readonly touched: Uint32Array;
 }
@@ -87,72 +96,98 @@ export class Bm25Ranking {
     const idfs = phrases.map((phrase) => this.idf(this.documentFrequency(phrase)));
     const best = new TopK(limit);
     this.segments.forEach((segment, s) => {
-      const scratch = this.scratchOf(segment.postings);
-      const { scores } = scratch;
-      scores.fill(0);
+      const scratch = scratchOf(segment.postings);
+      const { scores, scored } = scratch;
+      scratch.scoredCount = 0;
       phrases.forEach((phrase, p) => {
         const range = phrase[s];
         const idf = idfs[p] ?? MIN_IDF;
         if (range === undefined || range.end === range.first) return;
-        if (range.end - range.first === 1) addTerm(segment.postings, range.first, idf, scratch);
-        else addPhrase(segment.postings, range, idf, scratch);
+        if (range.end - range.first === 1) addTerm(segment.postings, range.first, idf, this.averageLength, scratch);
+        else addPhrase(segment.postings, range, idf, this.averageLength, scratch);
       });
+      // Only the rows a posting scored are offered and cleared again: a search costs what its terms'
+      // postings do, not the rows of the segment (docs/retrieval.md#writes-at-scale).
+      const ranges = rangesOf(s);
+      const everyRow = ranges.length === 1 && ranges[0]?.[0] === 0 && ranges[0]?.[1] === segment.postings.rowCount;
       const { chunkIds } = segment.rows;
-      for (const [start, end] of rangesOf(s)) {
-        for (let row = start; row < end; row += 1) {
-          const score = scores[row] as number;
-          if (score > 0 && score >= best.threshold && segment.deleted?.[row] !== 1) {
-            best.offer(row, chunkIds[row] ?? 0, score);
-          }
-        }
+      let threshold = best.threshold;
+      for (let k = 0; k < scratch.scoredCount; k += 1) {
+        const row = scored[k] as number;
+        const score = scores[row] as number;
+        scores[row] = 0;
+        if (score < threshold || segment.deleted?.[row] === 1 || !(everyRow || inRanges(ranges, row))) continue;
+        best.offer(row, chunkIds[row] ?? 0, score);
+        threshold = best.threshold;
       }
     });
     return best.sorted();
   }
+}
 
-  /** The segment's scratch arrays, with each row's length norm for this state's average length. */
-  private scratchOf(postings: WordPostings): Scratch {
-    const rows = postings.rowCount;
-    let scratch = scratches.get(postings);
-    if (scratch === undefined) {
-      scratch = {
-        averageLength: Number.NaN,
-        lengthNorms: pageFloat64(rows),
-        scores: pageFloat64(rows),
-        frequencies: pageFloat64(rows),
-        touched: pageUint32(rows),
-      };
-      scratches.set(postings, scratch);
-    }
-    if (!Object.is(scratch.averageLength, this.averageLength)) {
-      const { lengths } = postings;
-      for (let row = 0; row < rows; row += 1) {
-        scratch.lengthNorms[row] = K1 * (1 - B + (B * (lengths[row] ?? 0)) / this.averageLength);
-      }
-      scratch.averageLength = this.averageLength;
-    }
-    return scratch;
+/** Whether `row` is in one of `ranges` (ascending, disjoint). */
+function inRanges(ranges: readonly RowRange[], row: number): boolean {
+  let low = 0;
+  let high = ranges.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const range = ranges[middle] as RowRange;
+    if (row >= range[1]) low = middle + 1;
+    else if (row < range[0]) high = middle;
+    else return true;
   }
+  return false;
+}
+
+/** The segment's scratch arrays. */
+function scratchOf(postings: WordPostings): Scratch {
+  let scratch = scratches.get(postings);
+  if (scratch === undefined) {
+    const rows = postings.rowCount;
+    scratch = {
+      scores: pageFloat64(rows),
+      scored: pageUint32(rows),
+      scoredCount: 0,
+      frequencies: pageFloat64(rows),
+      touched: pageUint32(rows),
+    };
+    scratches.set(postings, scratch);
+  }
+  return scratch;
+}
+
+/** k1·(1 − b + b·D/avgdl) of a row of length D: FTS5's operations in its order, so every score is FTS5's bit for bit. */
+function lengthNorm(length: number, averageLength: number): number {
+  return K1 * (1 - B + (B * length) / averageLength);
 }
 
 /** One term's contribution to every row of the segment that holds it. */
-function addTerm(postings: WordPostings, term: number, idf: number, scratch: Scratch): void {
-  const { offsets, rows, frequencies } = postings;
-  const { scores, lengthNorms: norms } = scratch;
+function addTerm(postings: WordPostings, term: number, idf: number, averageLength: number, scratch: Scratch): void {
+  const { offsets, rows, frequencies, lengths } = postings;
+  const { scores, scored } = scratch;
   const start = offsets[term] ?? 0;
   const end = offsets[term + 1] ?? 0;
   // Indices come from the postings (rows < rowCount): `as number` only drops noUncheckedIndexedAccess's undefined.
   for (let i = start; i < end; i += 1) {
     const row = rows[i] as number;
     const f = frequencies[i] as number;
-    scores[row] = (scores[row] as number) + idf * ((f * K1_PLUS_ONE) / (f + (norms[row] as number)));
+    const norm = lengthNorm(lengths[row] as number, averageLength);
+    const score = scores[row] as number;
+    if (score === 0) scored[scratch.scoredCount++] = row;
+    scores[row] = score + idf * ((f * K1_PLUS_ONE) / (f + norm));
   }
 }
 
 /** A phrase of several terms (a prefix): its frequency in a row is the sum over its terms. */
-function addPhrase(postings: WordPostings, phrase: TermRange, idf: number, scratch: Scratch): void {
-  const { offsets, rows, frequencies: postingFrequencies } = postings;
-  const { scores, frequencies, touched, lengthNorms: norms } = scratch;
+function addPhrase(
+  postings: WordPostings,
+  phrase: TermRange,
+  idf: number,
+  averageLength: number,
+  scratch: Scratch,
+): void {
+  const { offsets, rows, frequencies: postingFrequencies, lengths } = postings;
+  const { scores, scored, frequencies, touched } = scratch;
   let count = 0;
   for (let i = offsets[phrase.first] ?? 0; i < (offsets[phrase.end] ?? 0); i += 1) {
     const row = rows[i] as number;
@@ -162,7 +197,10 @@ function addPhrase(postings: WordPostings, phrase: TermRange, idf: number, scrat
   for (let k = 0; k < count; k += 1) {
     const row = touched[k] as number;
     const f = frequencies[row] as number;
-    scores[row] = (scores[row] as number) + idf * ((f * K1_PLUS_ONE) / (f + (norms[row] as number)));
+    const norm = lengthNorm(lengths[row] as number, averageLength);
+    const score = scores[row] as number;
+    if (score === 0) scored[scratch.scoredCount++] = row;
+    scores[row] = score + idf * ((f * K1_PLUS_ONE) / (f + norm));
     frequencies[row] = 0;
   }
 }

@@ -99,6 +99,14 @@ async function assertSameAsWhole(file: string, followed: IndexSnapshot, worker: 
   try {
     assert.equal(whole.segments.states.length, 1);
     assert.equal(followed.segments.liveRows, whole.segments.liveRows);
+    // The chunk count comes from the segments, the per-vault counts from the index: they must agree.
+    assert.deepEqual(followed.vaults, whole.vaults);
+    assert.equal(followed.chunks, sumOf(followed.vaults.map((v) => v.chunks)));
+    // A filter naming every vault of the segments' rows is no filter; one vault with chunks fewer is.
+    const named = [...followed.segments.vaultNames(), 'elsewhere'];
+    assert.equal(followed.filter(named, undefined).scope.vaults, undefined);
+    const withChunks = followed.vaults.filter((v) => v.chunks > 0).map((v) => v.vault);
+    assert.deepEqual(followed.filter(withChunks.slice(1), undefined).scope.vaults, withChunks.slice(1));
     for (let q = 0; q < 6; q += 1) {
       const query = sentence(random, 1 + Math.floor(random() * 4));
       const { terms } = queryTerms(query, { ngrams: true });
@@ -139,6 +147,10 @@ async function assertSameAsWhole(file: string, followed: IndexSnapshot, worker: 
     whole.close();
     sqlite.close();
   }
+}
+
+function sumOf(values: readonly number[]): number {
+  return values.reduce((sum, value) => sum + value, 0);
 }
 
 /** Rows deleted in the merge's sources since it began: the merged segment must delete them too. */
