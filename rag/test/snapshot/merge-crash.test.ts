@@ -56,13 +56,7 @@ describe('crash safety of merging (kill -9 of a real process)', () => {
   it('leaves a consistent index when a process is killed while it merges segments and writes', async (t) => {
     const file = path.join(tempDir(t), 'index.sqlite');
     writeIndex(file);
-    const script = path.join(
-      path.dirname(fileURLToPath(import.meta.url)),
-      '..',
-      '..',
-      'test-support',
-      'merge-child.js',
-    );
+    const script = fileURLToPath(new URL('../../test-support/merge-child.js', import.meta.url));
     const child = spawnNode(t, script, [file, String(FILES)]);
     // A merge of the loaded segment (deleted rows beyond a tenth of all rows): it copies every row.
     await child.waitForLine(/^merge started \d{4,}$/, 120_000);

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { spawnNode } from '../../test-support/child.js';
@@ -15,13 +14,7 @@ const KEPT_BEYOND_SEGMENTS_BYTES = 64 * MIB;
 
 describe('memory of segments made and dropped', () => {
   it('gives the memory of dropped segments back to the system', async (t) => {
-    const script = path.join(
-      path.dirname(fileURLToPath(import.meta.url)),
-      '..',
-      '..',
-      'test-support',
-      'segment-churn.js',
-    );
+    const script = fileURLToPath(new URL('../../test-support/segment-churn.js', import.meta.url));
     const child = spawnNode(t, script, ['60']);
     const line = await child.waitForLine(/^\{/, 300_000);
     const { grownBytes, heldBytes }: { grownBytes: unknown; heldBytes: unknown } = JSON.parse(line);
