@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
-import { assertIndexMatches, META_KEYS, newChangeLogId, readIndexMeta, writeMeta } from './index-meta.js';
+import { assertIndexMatches, META_KEYS, newChangeLogId, writeMeta } from './index-meta.js';
 import { asRow, num } from './rows.js';
 import {
   applyFullTextSettings,
@@ -48,9 +48,14 @@ export function prepareSchema(db: Database.Database, file: string, options: Open
     return;
   }
   if (UPGRADABLE_VERSIONS.has(version)) upgrade(db, version);
-  assertIndexMatches(db, file, options.model, "run 'notegate-rag index --rebuild' to rebuild it with the new model");
+  const meta = assertIndexMatches(
+    db,
+    file,
+    options.model,
+    "run 'notegate-rag index --rebuild' to rebuild it with the new model",
+  );
   // An index made before the setting existed gets it too (docs/retrieval.md#index-runs).
-  applyFullTextSettings(db, readIndexMeta(db).lexicalLayout);
+  applyFullTextSettings(db, meta.lexicalLayout);
 }
 
 /**

@@ -47,7 +47,7 @@ export const TRIGRAM_TOKENIZE = 'trigram remove_diacritics 1';
 export const FTS5_HASH_BYTES = 64 * 1024;
 
 /** The full-text tables of a layout. */
-export function fullTextTables(layout: LexicalLayout): readonly string[] {
+function fullTextTables(layout: LexicalLayout): readonly string[] {
   return layout === 'words+trigram' ? ['chunks_words', 'chunks_trigram'] : ['chunks_words'];
 }
 
