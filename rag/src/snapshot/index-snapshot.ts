@@ -4,7 +4,7 @@ import { hasAnyTag, normalizeTag } from '../chunk/tags.js';
 import type { ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
 import type { LogPosition } from '../store/change-log.js';
-import { type VaultCounts, vaultCounts } from '../store/index-contents.js';
+import { type VaultCounts, vaultFileCounts } from '../store/index-contents.js';
 import { assertIndexMatches, type IndexMeta } from '../store/index-meta.js';
 import { openDatabase } from '../store/open-database.js';
 import { asRow, num, text } from '../store/rows.js';
@@ -180,13 +180,23 @@ export class IndexSnapshot {
   }
 
   /**
-   * Files and chunks per vault. Read from the index at first use, not when
-   * the snapshot is made: a commit's snapshot is made on the serving thread,
-   * and the query groups every file (a few hundred ms at a million chunks),
-   * which searches never need (docs/retrieval.md#writes-at-scale).
+   * Files and chunks per vault, at first use, not when the snapshot is made
+   * (a commit's snapshot is made on the serving thread, and searches never
+   * need them): the files counted from the index's `(vault, path)` index, the
+   * chunks from the segments' live rows (docs/retrieval.md#writes-at-scale).
    */
   get vaults(): readonly VaultCounts[] {
-    this.#vaults ??= vaultCounts(this.db);
+    if (this.#vaults === undefined) {
+      const chunks = new Map<string, number>();
+      for (const group of this.#segments.chunksByGroup()) {
+        chunks.set(group.vault, (chunks.get(group.vault) ?? 0) + group.chunks);
+      }
+      this.#vaults = [...vaultFileCounts(this.db)].map(([vault, files]) => ({
+        vault,
+        files,
+        chunks: chunks.get(vault) ?? 0,
+      }));
+    }
     return this.#vaults;
   }
 
