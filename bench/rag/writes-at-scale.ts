@@ -12,7 +12,8 @@
  * SQLite), the time from a write's commit to the first snapshot that finds
  * the note; after the timed writes, the rest of an hour's writes (3,600 in
  * all) at a faster rate, then the RSS (after a full GC) against that of a
- * fresh process loading the same final index. Writes: two of three are new
+ * fresh process loading the same final index, once loaded and again after
+ * it has served each query once in each mode. Writes: two of three are new
  * notes of 3 chunks, one of three rewrites an existing note (its 10 chunks
  * deleted, 3 added).
  *
@@ -352,13 +353,22 @@ async function main(): Promise<void> {
       await variant.writer.close();
       const fresh = await Child.start('server', variant.root, variant.file);
       const freshStats = await statsOf(fresh.child);
+      // A server's RSS includes the index file's pages that its searches have mapped in: the fresh
+      // process is measured again once it has served each query of the run in each mode.
+      for (const [q, query] of queries.entries()) {
+        for (const mode of ['lexical', 'hybrid', 'dense'] as const) {
+          await fresh.child.ask({ kind: 'search', query, vector: vectors[q] ?? new Float32Array(), mode });
+        }
+      }
+      const servedStats = await statsOf(fresh.child);
       await fresh.child.close();
+      const times = (a: number, b: number) => (a / b).toFixed(2);
       memory.push([
         variant.label,
         mib(stats.rssBytes),
-        mib(freshStats.rssBytes),
-        `${(stats.rssBytes / freshStats.rssBytes).toFixed(2)}`,
-        `${mib(stats.anonBytes)} / ${mib(freshStats.anonBytes)} = ${(stats.anonBytes / freshStats.anonBytes).toFixed(2)}`,
+        `${mib(freshStats.rssBytes)}, ${mib(servedStats.rssBytes)}`,
+        `${times(stats.rssBytes, freshStats.rssBytes)}, ${times(stats.rssBytes, servedStats.rssBytes)}`,
+        `${mib(stats.anonBytes)} / ${mib(freshStats.anonBytes)}, ${mib(servedStats.anonBytes)} = ${times(stats.anonBytes, freshStats.anonBytes)}, ${times(stats.anonBytes, servedStats.anonBytes)}`,
         stats.segments > 0
           ? `${stats.segments}, ${mib(stats.segmentBytes)} (fresh ${mib(freshStats.segmentBytes)})`
           : '–',
@@ -373,9 +383,9 @@ async function main(): Promise<void> {
       [
         'variant',
         'RSS',
-        'RSS of a fresh process',
-        'ratio',
-        'anonymous RSS: run / fresh = ratio',
+        'RSS of a fresh process: loaded, after one round of the searches',
+        'ratios',
+        'anonymous RSS: run / fresh loaded, after the searches = ratios',
         'segments, bytes',
         'merges',
         'ranked in SQLite',
