@@ -131,3 +131,20 @@ export function nearestWords(word: string, texts: readonly string[]): string[] {
   }
   return nearest;
 }
+
+/**
+ * The first word of `texts` (folded) that `spells` accepts, a word a correction may be: where an index
+ * term found near a typo is read back as the word a chunk holds (`fluoresc` is `fluorescent`).
+ */
+export function spelledAs(texts: readonly string[], spells: (word: string) => boolean): string | undefined {
+  const seen = new Set<string>();
+  for (const text of texts) {
+    for (const token of text.match(TOKEN) ?? []) {
+      const folded = fold(token);
+      if (seen.has(folded)) continue;
+      seen.add(folded);
+      if (isPlainWord(folded, MIN_CORRECTED_LENGTH - 1) && spells(folded)) return folded;
+    }
+  }
+  return undefined;
+}

@@ -1,7 +1,7 @@
 import { anyOf, phraseExpression, quote } from '../lexical/fts-query.js';
 import { MAX_QUERY_TERMS, type QueryTerm, type QueryTerms, queryTerms } from '../lexical/query-terms.js';
 import { TOKEN } from '../lexical/scripts.js';
-import { isCorrectable, nearestWords, trigramsOf } from '../lexical/typos.js';
+import { isCorrectable, maxEditsFor, nearestWords, spelledAs, trigramsOf } from '../lexical/typos.js';
 import type { LexicalTables } from '../snapshot/lexical-tables.js';
 import type { ChunkScope, RankedChunk, WordRanking, WordScoring } from '../words/word-ranking.js';
 
@@ -29,7 +29,15 @@ export interface LexicalResult {
 
 export type LexicalSource = Pick<
   LexicalTables,
-  'layout' | 'rowCount' | 'wordRanking' | 'rankWords' | 'rankSubstrings' | 'substringFrequency' | 'chunkTexts'
+  | 'layout'
+  | 'rowCount'
+  | 'wordRanking'
+  | 'rankWords'
+  | 'rankSubstrings'
+  | 'substringFrequency'
+  | 'chunkTexts'
+  | 'nearestTerms'
+  | 'spells'
 >;
 
 /** Chunks the trigram table offers for one misspelt word: where its nearest words are looked for. */
@@ -92,8 +100,9 @@ export function lexicalLeg(query: string, depth: number, source: LexicalSource, 
  * docs/retrieval.md#typos: a query word that the index holds neither as a word
  * nor as a substring finds nothing, so it is taken for a typo of the nearest
  * word (within one or two edits) of the chunks the rest of the query finds,
- * else of those that share most of its rarest trigrams, the most frequent one
- * where several are as near.
+ * else of the index's word lists (from memory; the chunks that share most of
+ * its rarest trigrams without the in-memory word index), the most frequent
+ * one where several are as near.
  */
 function correctTypos(analysed: QueryTerms, source: LexicalSource, scope: ChunkScope): Correction[] {
   const words = source.wordRanking(analysed.terms);
@@ -111,20 +120,11 @@ function correctTypos(analysed: QueryTerms, source: LexicalSource, scope: ChunkS
   const textsOf = (chunks: readonly RankedChunk[]) => source.chunkTexts(chunks.map((chunk) => chunk.chunkId));
   const contextTexts = context.length > 0 ? textsOf(context) : [];
   return unknown.slice(0, MAX_CORRECTIONS).flatMap((term) => {
-    // The trigram table is asked only when the context holds no word near enough: its OR of trigrams
-    // scores every chunk holding a common one.
+    // The word lists are asked only when the context holds no word near enough; the trigram table only
+    // without them: its OR of trigrams scores every chunk holding a common one.
     let nearest = nearestWords(term.text, contextTexts);
     if (nearest.length === 0) {
-      const rarest = trigramsOf(term.text)
-        .map((trigram) => ({ trigram, chunks: source.substringFrequency(quote(trigram)) }))
-        .filter((t) => t.chunks > 0)
-        .sort((a, b) => a.chunks - b.chunks)
-        .slice(0, RAREST_TRIGRAMS);
-      const offered =
-        rarest.length === 0
-          ? []
-          : source.rankSubstrings(anyOf(rarest.map((t) => quote(t.trigram))), scope, CORRECTION_CHUNKS);
-      nearest = nearestWords(term.text, textsOf(offered));
+      nearest = nearestInWordLists(term.text, source, scope) ?? nearestInTrigramChunks(term.text, source, scope);
     }
     const candidates = nearest.map((text): QueryTerm => ({ text, prefix: false, kind: 'word' }));
     const counts = source.wordRanking(candidates);
@@ -133,6 +133,32 @@ function correctTypos(analysed: QueryTerms, source: LexicalSource, scope: ChunkS
       .sort((a, b) => b.frequency - a.frequency || (a.text < b.text ? -1 : 1))[0];
     return best && best.frequency > 0 ? [{ from: term.text, to: best.text }] : [];
   });
+}
+
+/**
+ * The word of the index's word lists nearest to `word` (docs/retrieval.md#typos): of the nearest terms,
+ * the most frequent that a chunk in scope spells out; undefined without an in-memory word index.
+ */
+function nearestInWordLists(word: string, source: LexicalSource, scope: ChunkScope): string[] | undefined {
+  const near = source.nearestTerms(word, maxEditsFor([...word].length), scope);
+  if (near === undefined) return undefined;
+  for (const { term, chunkId } of near) {
+    const spelled = spelledAs(source.chunkTexts([chunkId]), (candidate) => source.spells(candidate, term));
+    if (spelled !== undefined) return [spelled];
+  }
+  return [];
+}
+
+/** The nearest words of the chunks that share most of the word's rarest trigrams (the fallback layout has none). */
+function nearestInTrigramChunks(word: string, source: LexicalSource, scope: ChunkScope): string[] {
+  const rarest = trigramsOf(word)
+    .map((trigram) => ({ trigram, chunks: source.substringFrequency(quote(trigram)) }))
+    .filter((t) => t.chunks > 0)
+    .sort((a, b) => a.chunks - b.chunks)
+    .slice(0, RAREST_TRIGRAMS);
+  if (rarest.length === 0) return [];
+  const offered = source.rankSubstrings(anyOf(rarest.map((t) => quote(t.trigram))), scope, CORRECTION_CHUNKS);
+  return nearestWords(word, source.chunkTexts(offered.map((chunk) => chunk.chunkId)));
 }
 
 /** The query with each corrected word replaced (every occurrence, any case). */

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { QueryTerm } from '../lexical/query-terms.js';
 import type { LexicalLayout } from '../store/schema.js';
 import { Fts5Table } from '../words/fts5-table.js';
-import type { MemoryWords } from '../words/memory-words.js';
+import type { MemoryWords, NearestTerm } from '../words/memory-words.js';
 import { SqliteWords } from '../words/sqlite-words.js';
 import type { ChunkScope, RankedChunk, WordRanking, WordScoring } from '../words/word-ranking.js';
 
@@ -69,6 +69,21 @@ export class LexicalTables {
   /** The title field, heading trail and text of each chunk (in no particular order): words a typo may mean. */
   chunkTexts(chunkIds: readonly number[]): string[] {
     return this.#texts.all(JSON.stringify(chunkIds)).map(String);
+  }
+
+  /**
+   * The index's terms nearest to a misspelt word, from the in-memory word
+   * index's word lists (docs/retrieval.md#typos); undefined until that index
+   * is ready for this state, where the trigram table is asked instead.
+   */
+  nearestTerms(word: string, maxEdits: number, scope: ChunkScope): NearestTerm[] | undefined {
+    return this.memory()?.nearestTerms(word, maxEdits, scope);
+  }
+
+  /** Whether the word table makes exactly `term` of `word` (asked of the in-memory index's tokenizer; false without it). */
+  spells(word: string, term: string): boolean {
+    const [tokens] = this.memory()?.tokensOf([word]) ?? [];
+    return tokens?.length === 1 && tokens[0] === term;
   }
 
   /** Chunks holding a trigram-table expression (a substring); 0 in the fallback layout. */

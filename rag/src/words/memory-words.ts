@@ -3,11 +3,20 @@ import { rangesFor } from '../vectors/vector-scan.js';
 import { Bm25Ranking, type SegmentedPhrase } from './bm25-ranking.js';
 import type { Fts5Mirror } from './fts5-mirror.js';
 import type { Fts5Totals } from './fts5-totals.js';
+import { termNeighbours } from './term-neighbours.js';
 import type { TermRange } from './word-postings.js';
 import type { ChunkScope, RankedChunk, WordRanking } from './word-ranking.js';
 import type { WordSegment } from './word-segment.js';
 
 const NO_TERMS: TermRange = { first: 0, end: 0 };
+
+/** A term of the index near a misspelt word (`MemoryWords.nearestTerms`). */
+export interface NearestTerm {
+  readonly term: string;
+  readonly documentFrequency: number;
+  /** The best chunk in scope holding the term: where the word it stands for is read. */
+  readonly chunkId: number;
+}
 
 /**
  * The word tier ranked from the postings in memory (docs/retrieval.md#lexical-leg),
@@ -57,6 +66,38 @@ export class MemoryWords {
       documentFrequency: (term) => this.bm25.documentFrequency(phraseOf(term)),
       rank: (chosen, scope, limit) => this.rank(chosen.map(phraseOf), scope, limit),
     };
+  }
+
+  /**
+   * The terms of live rows nearest to the term FTS5 makes of `word`, within
+   * `maxEdits` (docs/retrieval.md#typos), each with its document frequency
+   * and the best chunk in scope holding it, most frequent first. None when
+   * `word` makes no single term; a term held only by deleted rows or out of
+   * scope is no candidate.
+   */
+  nearestTerms(word: string, maxEdits: number, scope: ChunkScope): NearestTerm[] {
+    const [tokens] = this.mirror.tokens([word]);
+    const token = tokens?.length === 1 ? tokens[0] : undefined;
+    if (token === undefined) return [];
+    let best = maxEdits + 1;
+    const terms = new Set<string>();
+    for (const segment of this.segments) {
+      for (const near of termNeighbours(segment.postings).nearest(token, Math.min(best, maxEdits))) {
+        if (near.distance < best) {
+          best = near.distance;
+          terms.clear();
+        }
+        terms.add(near.term);
+      }
+    }
+    const found: NearestTerm[] = [];
+    for (const term of terms) {
+      const phrase = this.segments.map((segment) => segment.postings.range(term, false));
+      const [chunk] = this.rank([phrase], scope, 1);
+      if (chunk !== undefined)
+        found.push({ term, documentFrequency: this.bm25.documentFrequency(phrase), chunkId: chunk.chunkId });
+    }
+    return found.sort((a, b) => b.documentFrequency - a.documentFrequency || (a.term < b.term ? -1 : 1));
   }
 
   /** FTS5's tokens of each text. */

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { editDistance, isCorrectable, maxEditsFor, nearestWords, trigramsOf } from '../../src/lexical/typos.js';
+import {
+  editDistance,
+  isCorrectable,
+  maxEditsFor,
+  nearestWords,
+  spelledAs,
+  trigramsOf,
+} from '../../src/lexical/typos.js';
 
 describe('typos', () => {
   // [a, b, distance within a budget of 2]
@@ -21,6 +28,20 @@ describe('typos', () => {
       assert.equal(editDistance(b, a, 2), distance);
     });
   }
+
+  it('reads back the first plain word of the texts that a term stands for, folded', () => {
+    const stem = (word: string) => word.replace(/(ent|s)$/, '');
+    const texts = ['GFP: v2 Fluorescent, fluorescents', 'fluoresc'];
+    assert.equal(
+      spelledAs(texts, (word) => stem(word) === 'fluoresc'),
+      'fluorescent',
+    );
+    assert.equal(
+      spelledAs(texts, (word) => word === 'v2' || word === 'gf'),
+      undefined,
+      'no digits, three letters at least',
+    );
+  });
 
   it('allows one edit up to five characters and two from six on', () => {
     assert.deepEqual([4, 5, 6, 12].map(maxEditsFor), [1, 1, 2, 2]);

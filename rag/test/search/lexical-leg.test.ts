@@ -13,10 +13,8 @@ const EVERYWHERE: ChunkScope = { vaults: undefined, namespaces: undefined };
 /** Notes by `vault/path` → body; one chunk each, title = the file name. */
 type Notes = Readonly<Record<string, string>>;
 
-/** A lexical-only index of `notes` (real SQLite file, real write path), opened as a snapshot. */
-async function indexOf(t: TestContext, notes: Notes, lexicalLayout: 'auto' | 'words' = 'auto') {
-  const file = path.join(tempDir(t), 'index.sqlite');
-  const store = IndexStore.open(file, { model: NO_MODEL, nowMs: 1, lexicalLayout });
+/** Writes `notes` into the store, one chunk each. */
+function writeNotes(store: IndexStore, notes: Notes): void {
   for (const [key, body] of Object.entries(notes)) {
     const [vault = '', name = ''] = key.split('/');
     store.replaceFile(
@@ -25,9 +23,21 @@ async function indexOf(t: TestContext, notes: Notes, lexicalLayout: 'auto' | 'wo
       1,
     );
   }
+}
+
+/** A lexical-only index of `notes` (real SQLite file, real write path), opened as a snapshot. */
+async function indexOf(
+  t: TestContext,
+  notes: Notes,
+  lexicalLayout: 'auto' | 'words' = 'auto',
+  options: { readonly memoryWords?: boolean } = {},
+) {
+  const file = path.join(tempDir(t), 'index.sqlite');
+  const store = IndexStore.open(file, { model: NO_MODEL, nowMs: 1, lexicalLayout });
+  writeNotes(store, notes);
   store.finishRun('', '{}', 2);
   store.close();
-  const snapshot = await IndexSnapshot.open(file, { model: NO_MODEL });
+  const snapshot = await IndexSnapshot.open(file, { model: NO_MODEL, ...options });
   t.after(() => snapshot.close());
   const pathOf = new Map(
     snapshot
@@ -183,6 +193,39 @@ describe('lexical leg', () => {
       assert.deepEqual(search('snapshot'), { paths: ['v/code.md'], tiers: ['substrings'], corrections: [] });
       assert.deepEqual(search('kubernetes'), { paths: [], tiers: [], corrections: [] });
       assert.deepEqual(search('gti').corrections, [], 'three letters: too ambiguous');
+    });
+
+    it('corrects the same from the in-memory word lists as from the trigram table in SQLite', async (t) => {
+      const inMemory = await indexOf(t, NOTES);
+      const inSqlite = await indexOf(t, NOTES, 'auto', { memoryWords: false });
+      assert.equal(inMemory.snapshot.lexical.scoring, 'memory');
+      assert.equal(inSqlite.snapshot.lexical.scoring, 'sqlite');
+      for (const query of ['caffinate', 'tmux Renmae sesion', 'git stahs', 'stash', 'snapshot', 'kubernetes']) {
+        assert.deepEqual(inMemory.corrected(query), inSqlite.corrected(query), query);
+      }
+    });
+
+    it('never corrects to a word that only deleted chunks hold', async (t) => {
+      const file = path.join(tempDir(t), 'index.sqlite');
+      const store = IndexStore.open(file, { model: NO_MODEL, nowMs: 1 });
+      t.after(() => store.close());
+      writeNotes(store, { ...NOTES, 'v/beans.md': `${THE} a mocha with coffee beans` });
+      store.finishRun('', '{}', 2);
+      const before = await IndexSnapshot.open(file, { model: NO_MODEL });
+      assert.deepEqual(lexicalLeg('mochha', 10, before.lexical, EVERYWHERE).corrections, [
+        { from: 'mochha', to: 'mocha' },
+      ]);
+      const beans = store.fileRows('v').get('beans.md');
+      assert.ok(beans);
+      store.removeFiles([beans.id]);
+      store.finishRun('', '{}', 3);
+      // Followed: the beans note's row is a deleted row of the loaded segment, its terms still listed there.
+      const after = await IndexSnapshot.open(file, { model: NO_MODEL, previous: before });
+      before.close();
+      t.after(() => after.close());
+      assert.equal(after.segments.deletedRows, 1);
+      assert.equal(after.lexical.scoring, 'memory');
+      assert.deepEqual(lexicalLeg('mochha', 10, after.lexical, EVERYWHERE).corrections, []);
     });
 
     it('corrects nothing in the fallback layout (no trigram table to find candidates with)', async (t) => {
