@@ -133,18 +133,30 @@ export function nearestWords(word: string, texts: readonly string[]): string[] {
 }
 
 /**
- * The first word of `texts` (folded) that `spells` accepts, a word a correction may be: where an index
- * term found near a typo is read back as the word a chunk holds (`fluoresc` is `fluorescent`).
+ * The word of `texts` (folded) that `spells` accepts nearest to `typed`, the first of those as near: where
+ * an index term found near a typo is read back as a word a chunk holds (`fluoresc` is `fluorescent` for
+ * `florescent`, though the chunk may say `fluorescence` first).
  */
-export function spelledAs(texts: readonly string[], spells: (word: string) => boolean): string | undefined {
+export function spelledAs(
+  texts: readonly string[],
+  spells: (word: string) => boolean,
+  typed: string,
+): string | undefined {
   const seen = new Set<string>();
+  const target = codePoints(fold(typed));
+  let best: { word: string; distance: number } | undefined;
   for (const text of texts) {
     for (const token of text.match(TOKEN) ?? []) {
       const folded = fold(token);
       if (seen.has(folded)) continue;
       seen.add(folded);
-      if (isPlainWord(folded, MIN_CORRECTED_LENGTH - 1) && spells(folded)) return folded;
+      if (!isPlainWord(folded, MIN_CORRECTED_LENGTH - 1) || !spells(folded)) continue;
+      const distance = alignmentDistance(target, codePoints(folded), SPELLED_MAX_EDITS);
+      if (best === undefined || distance < best.distance) best = { word: folded, distance };
     }
   }
-  return undefined;
+  return best?.word;
 }
+
+/** Words spelled alike differ in their endings: past this many edits they are all as far. */
+const SPELLED_MAX_EDITS = 8;

@@ -37,7 +37,9 @@ export type LexicalSource = Pick<
   | 'substringFrequency'
   | 'chunkTexts'
   | 'nearestTerms'
-  | 'spells'
+  | 'termOf'
+  | 'mayMatchPhrase'
+  | 'holdsSubstring'
 >;
 
 /** Chunks the trigram table offers for one misspelt word: where its nearest words are looked for. */
@@ -47,6 +49,11 @@ const CORRECTION_CHUNKS = 20;
  * (`ent`, `ion`) scores most of the table, and a typo leaves most of a word's rare trigrams intact.
  */
 const RAREST_TRIGRAMS = 4;
+/**
+ * The rest of the query's rarest words that find the chunks a typo is read against: they say what the
+ * query is about, and ranking a long query's common words too costs more than the rest of the search.
+ */
+const CONTEXT_TERMS = 8;
 /** Ours: an input bound; a query with more unknown words than this is not a few typos. */
 const MAX_CORRECTIONS = 4;
 
@@ -86,7 +93,9 @@ export function lexicalLeg(query: string, depth: number, source: LexicalSource, 
     if (listed.size > before) tiers.push(tier);
   };
   const phrase = phraseExpression(analysed, MAX_QUERY_TERMS);
-  if (phrase !== undefined) append('phrase', source.rankWords(phrase, scope, depth));
+  if (phrase !== undefined && source.mayMatchPhrase(analysed.sequence)) {
+    append('phrase', source.rankWords(phrase, scope, depth));
+  }
   const words = source.wordRanking(analysed.terms);
   const { informative, substrings } = selectTerms(analysed.terms, source.rowCount, words);
   if (informative.length > 0 && listed.size < depth) append('words', words.rank(informative, scope, depth));
@@ -99,10 +108,10 @@ export function lexicalLeg(query: string, depth: number, source: LexicalSource, 
 /**
  * docs/retrieval.md#typos: a query word that the index holds neither as a word
  * nor as a substring finds nothing, so it is taken for a typo of the nearest
- * word (within one or two edits) of the chunks the rest of the query finds,
- * else of the index's word lists (from memory; the chunks that share most of
- * its rarest trigrams without the in-memory word index), the most frequent
- * one where several are as near.
+ * word (within one or two edits) of the chunks the rest of the query's rarest
+ * words find, else of the index's word lists (in memory; without them, of the
+ * chunks that share most of its rarest trigrams), the most frequent one where
+ * several are as near.
  */
 function correctTypos(analysed: QueryTerms, source: LexicalSource, scope: ChunkScope): Correction[] {
   const words = source.wordRanking(analysed.terms);
@@ -111,21 +120,27 @@ function correctTypos(analysed: QueryTerms, source: LexicalSource, scope: ChunkS
       term.kind === 'word' &&
       isCorrectable(term.text) &&
       words.documentFrequency(term) === 0 &&
-      source.rankSubstrings(quote(term.text), scope, 1).length === 0,
+      !source.holdsSubstring(quote(term.text), scope),
   );
   if (unknown.length === 0) return [];
-  // The chunks the rest of the query finds hold the words it is about (`tmux renmae session`: rename).
-  const known = analysed.terms.filter((term) => words.documentFrequency(term) > 0);
+  // The chunks the rest of the query's rarest words find hold the words it is about (`tmux renmae
+  // session`: rename).
+  const known = analysed.terms
+    .map((term) => ({ term, frequency: words.documentFrequency(term) }))
+    .filter((counted) => counted.frequency > 0)
+    .sort((a, b) => a.frequency - b.frequency)
+    .slice(0, CONTEXT_TERMS)
+    .map((counted) => counted.term);
   const context = known.length > 0 ? words.rank(known, scope, CORRECTION_CHUNKS) : [];
-  const textsOf = (chunks: readonly RankedChunk[]) => source.chunkTexts(chunks.map((chunk) => chunk.chunkId));
-  const contextTexts = context.length > 0 ? textsOf(context) : [];
+  const contextTexts = context.length > 0 ? source.chunkTexts(context.map((chunk) => chunk.chunkId)) : [];
   return unknown.slice(0, MAX_CORRECTIONS).flatMap((term) => {
-    // The word lists are asked only when the context holds no word near enough; the trigram table only
+    // The word lists are asked only when the context holds no word near enough, the trigram table only
     // without them: its OR of trigrams scores every chunk holding a common one.
-    let nearest = nearestWords(term.text, contextTexts);
-    if (nearest.length === 0) {
-      nearest = nearestInWordLists(term.text, source, scope) ?? nearestInTrigramChunks(term.text, source, scope);
-    }
+    const inContext = nearestWords(term.text, contextTexts);
+    const nearest =
+      inContext.length > 0
+        ? inContext
+        : (nearestInWordLists(term.text, source, scope) ?? nearestInTrigramChunks(term.text, source, scope));
     const candidates = nearest.map((text): QueryTerm => ({ text, prefix: false, kind: 'word' }));
     const counts = source.wordRanking(candidates);
     const best = candidates
@@ -143,7 +158,7 @@ function nearestInWordLists(word: string, source: LexicalSource, scope: ChunkSco
   const near = source.nearestTerms(word, maxEditsFor([...word].length), scope);
   if (near === undefined) return undefined;
   for (const { term, chunkId } of near) {
-    const spelled = spelledAs(source.chunkTexts([chunkId]), (candidate) => source.spells(candidate, term));
+    const spelled = spelledAs(source.chunkTexts([chunkId]), (candidate) => source.termOf(candidate) === term, word);
     if (spelled !== undefined) return [spelled];
   }
   return [];

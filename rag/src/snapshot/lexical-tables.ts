@@ -80,10 +80,15 @@ export class LexicalTables {
     return this.memory()?.nearestTerms(word, maxEdits, scope);
   }
 
-  /** Whether the word table makes exactly `term` of `word` (asked of the in-memory index's tokenizer; false without it). */
-  spells(word: string, term: string): boolean {
+  /** Whether the phrase of these terms may match a chunk: asked of the in-memory word index, else yes. */
+  mayMatchPhrase(sequence: readonly QueryTerm[]): boolean {
+    return this.memory()?.mayMatchPhrase(sequence) ?? true;
+  }
+
+  /** The one term the word table makes of `word` (asked of the in-memory index's tokenizer; undefined without it). */
+  termOf(word: string): string | undefined {
     const [tokens] = this.memory()?.tokensOf([word]) ?? [];
-    return tokens?.length === 1 && tokens[0] === term;
+    return tokens?.length === 1 ? tokens[0] : undefined;
   }
 
   /** Chunks holding a trigram-table expression (a substring); 0 in the fallback layout. */
@@ -96,6 +101,11 @@ export class LexicalTables {
       this.#substringCounts.set(expression, count);
     }
     return count;
+  }
+
+  /** Whether a chunk in scope holds a trigram-table expression (a substring); no in the fallback layout. */
+  holdsSubstring(expression: string, scope: ChunkScope): boolean {
+    return this.#trigrams?.holds(expression, scope) ?? false;
   }
 
   /** The same over the trigram table (substrings); nothing in the fallback layout. */

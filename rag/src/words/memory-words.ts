@@ -100,6 +100,24 @@ export class MemoryWords {
     return found.sort((a, b) => b.documentFrequency - a.documentFrequency || (a.term < b.term ? -1 : 1));
   }
 
+  /**
+   * Whether some row may match the phrase of these terms in a row: one that
+   * holds every token FTS5 makes of them (the last as a prefix when it is
+   * one), deleted or not. A phrase matches no other row, so without one the
+   * phrase query need not be asked of SQLite (docs/retrieval.md#lexical-leg).
+   */
+  mayMatchPhrase(sequence: readonly QueryTerm[]): boolean {
+    const [tokens = []] = this.mirror.tokens([sequence.map((term) => term.text).join(' ')]);
+    const prefix = sequence[sequence.length - 1]?.prefix === true;
+    return this.segments.some(({ postings }) =>
+      postings.someRowHoldsAll(
+        tokens
+          .map((token, i) => postings.range(token, prefix && i === tokens.length - 1))
+          .sort((a, b) => postings.postingCount(a) - postings.postingCount(b)),
+      ),
+    );
+  }
+
   /** FTS5's tokens of each text. */
   tokensOf(texts: readonly string[]): (readonly string[])[] {
     return this.mirror.tokens(texts);

@@ -27,6 +27,7 @@ export class WordPostings {
   /** Per row: its tokens in every column, what FTS5 records as the row's size (bm25's D). */
   readonly lengths: Uint32Array;
   #seen: Uint8Array | undefined;
+  #held: Uint16Array | undefined;
 
   constructor(parts: WordPostingsParts) {
     const { terms, offsets, rows, frequencies, lengths } = parts;
@@ -88,6 +89,37 @@ export class WordPostings {
     }
     for (let i = start; i < end; i += 1) seen[this.rows[i] as number] = 0;
     return count;
+  }
+
+  /**
+   * Whether some row holds a term of every range, deleted or not: the rows
+   * of the first range, narrowed by each next one in turn (rarest first is
+   * cheapest), until none is left.
+   */
+  someRowHoldsAll(ranges: readonly TermRange[]): boolean {
+    const [first, ...rest] = ranges;
+    if (first === undefined) return false;
+    // Per row, how many ranges in a row it has held so far; back to 0 before returning.
+    this.#held ??= new Uint16Array(this.rowCount);
+    const held = this.#held;
+    const firstStart = this.offsets[first.first] ?? 0;
+    const firstEnd = this.offsets[first.end] ?? 0;
+    for (let i = firstStart; i < firstEnd; i += 1) held[this.rows[i] as number] = 1;
+    let left = firstEnd - firstStart;
+    for (const [k, range] of rest.entries()) {
+      if (left === 0) break;
+      left = 0;
+      const end = this.offsets[range.end] ?? 0;
+      for (let i = this.offsets[range.first] ?? 0; i < end; i += 1) {
+        const row = this.rows[i] as number;
+        if (held[row] === k + 1) {
+          held[row] = k + 2;
+          left += 1;
+        }
+      }
+    }
+    for (let i = firstStart; i < firstEnd; i += 1) held[this.rows[i] as number] = 0;
+    return left > 0;
   }
 
   /** Postings of the terms of the range (rows counted once per term). */

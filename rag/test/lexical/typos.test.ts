@@ -29,15 +29,19 @@ describe('typos', () => {
     });
   }
 
-  it('reads back the first plain word of the texts that a term stands for, folded', () => {
-    const stem = (word: string) => word.replace(/(ent|s)$/, '');
-    const texts = ['GFP: v2 Fluorescent, fluorescents', 'fluoresc'];
+  it('reads back the word of the texts that a term stands for nearest to the typed one, folded', () => {
+    const stem = (word: string) => word.replace(/(ence|ent|s)$/, '');
+    const texts = ['GFP: v2 Fluorescence, fluorescents', 'Fluorescent'];
     assert.equal(
-      spelledAs(texts, (word) => stem(word) === 'fluoresc'),
+      spelledAs(texts, (word) => stem(word) === 'fluoresc', 'florescent'),
       'fluorescent',
     );
     assert.equal(
-      spelledAs(texts, (word) => word === 'v2' || word === 'gf'),
+      spelledAs(texts, (word) => stem(word) === 'fluoresc', 'florescence'),
+      'fluorescence',
+    );
+    assert.equal(
+      spelledAs(texts, (word) => word === 'v2' || word === 'gf', 'gfp'),
       undefined,
       'no digits, three letters at least',
     );
