@@ -88,6 +88,40 @@ describe('lexical leg', () => {
     });
   });
 
+  it('asks SQLite for the phrase only when some chunk holds every word of it, with the same result', async (t) => {
+    const { snapshot } = await indexOf(t, {
+      'v/keys.md': `${THE} rotate signing keys every month`,
+      'v/other.md': `${THE} signing documents, rotate tyres`,
+    });
+    const phrases: string[] = [];
+    const counting = {
+      ...snapshot.lexical,
+      layout: snapshot.lexical.layout,
+      rowCount: snapshot.lexical.rowCount,
+      wordRanking: snapshot.lexical.wordRanking.bind(snapshot.lexical),
+      rankWords: (expression: string, scope: ChunkScope, limit: number) => {
+        phrases.push(expression);
+        return snapshot.lexical.rankWords(expression, scope, limit);
+      },
+      rankSubstrings: snapshot.lexical.rankSubstrings.bind(snapshot.lexical),
+      substringFrequency: snapshot.lexical.substringFrequency.bind(snapshot.lexical),
+      chunkTexts: snapshot.lexical.chunkTexts.bind(snapshot.lexical),
+      nearestTerms: snapshot.lexical.nearestTerms.bind(snapshot.lexical),
+      termOf: snapshot.lexical.termOf.bind(snapshot.lexical),
+      mayMatchPhrase: snapshot.lexical.mayMatchPhrase.bind(snapshot.lexical),
+      holdsSubstring: snapshot.lexical.holdsSubstring.bind(snapshot.lexical),
+    };
+    const held = lexicalLeg('rotate signing keys', 10, counting, EVERYWHERE);
+    assert.deepEqual(held.tiers, ['phrase', 'words']);
+    assert.equal(phrases.length, 1);
+    // `monthly` is in no chunk: the phrase is not asked, and the words tier ranks as it would have.
+    const unheld = lexicalLeg('rotate tyres monthly', 10, counting, EVERYWHERE);
+    assert.equal(phrases.length, 1);
+    const everyPhrase = lexicalLeg('rotate tyres monthly', 10, { ...counting, mayMatchPhrase: () => true }, EVERYWHERE);
+    assert.equal(phrases.length, 2);
+    assert.deepEqual(unheld, everyPhrase);
+  });
+
   it('drops terms found in half the chunks or more (their IDF is clamped) unless nothing else matches', async (t) => {
     const { snapshot, search } = await indexOf(t, {
       'v/a.md': `${THE} alpha`,

@@ -44,4 +44,31 @@ describe('WordPostings', () => {
     assert.equal(postings.documentFrequency(postings.range('kei', false), deleted, counts), 1, 'or from the counts');
     assert.throws(() => new WordPostings({ ...postings, offsets: Uint32Array.from([0, 2, 3, 5, 5]) }), RangeError);
   });
+
+  it('tells whether a row holds a term of every range, in any order, and leaves no mark behind', () => {
+    // kei: rows 0, 1; key: 1; keyboard: 1, 2; lock: 2.
+    const postings = new WordPostings({
+      terms: ['kei', 'key', 'keyboard', 'lock'],
+      offsets: Uint32Array.from([0, 2, 3, 5, 6]),
+      rows: Uint32Array.from([0, 1, 1, 1, 2, 2]),
+      frequencies: Uint16Array.from([1, 1, 1, 1, 1, 1]),
+      lengths: Uint32Array.from([4, 5, 6]),
+    });
+    const range = (term: string, prefix = false) => postings.range(term, prefix);
+    // [ranges, some row holds all]
+    const cases: readonly (readonly [string, readonly { first: number; end: number }[], boolean])[] = [
+      ['kei key keyboard (row 1)', [range('kei'), range('key'), range('keyboard')], true],
+      ['kei lock', [range('kei'), range('lock')], false],
+      ['lock kei', [range('lock'), range('kei')], false],
+      ['key* lock (row 2 holds keyboard)', [range('key', true), range('lock')], true],
+      ['kei kez', [range('kei'), range('kez')], false],
+      ['lock alone', [range('lock')], true],
+      ['nothing', [], false],
+    ];
+    for (const [name, ranges, expected] of cases) {
+      assert.equal(postings.someRowHoldsAll(ranges), expected, name);
+      // The marks are cleared: asking again, or another question, answers the same.
+      assert.equal(postings.someRowHoldsAll(ranges), expected, `${name}, again`);
+    }
+  });
 });
