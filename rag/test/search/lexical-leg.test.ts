@@ -239,6 +239,19 @@ describe('lexical leg', () => {
       }
     });
 
+    it('takes the word in most chunks where several are as near, from memory as from SQLite', async (t) => {
+      // `relase` is one edit from `release` (one chunk) and from `rebase` (two chunks); nothing else is asked.
+      const notes = {
+        'v/a.md': `${THE} the rebase command`,
+        'v/b.md': `${THE} rebase again`,
+        'v/c.md': `${THE} release notes`,
+      };
+      for (const memoryWords of [true, false]) {
+        const { corrected: search } = await indexOf(t, notes, 'auto', { memoryWords });
+        assert.deepEqual(search('relase').corrections, [{ from: 'relase', to: 'rebase' }], `memory: ${memoryWords}`);
+      }
+    });
+
     it('never corrects to a word that only deleted chunks hold', async (t) => {
       const file = path.join(tempDir(t), 'index.sqlite');
       const store = IndexStore.open(file, { model: NO_MODEL, nowMs: 1 });
