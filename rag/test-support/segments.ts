@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import type { ModelSpec } from '../src/config/models.js';
 import { applyMerge } from '../src/snapshot/apply-merge.js';
 import { IndexSnapshot } from '../src/snapshot/index-snapshot.js';
-import { type MergeBuilt, runSegmentJob } from '../src/snapshot/segment-jobs.js';
+import { type MergeBuilt, runSegmentJob, type VectorBuild } from '../src/snapshot/segment-jobs.js';
 import type { SegmentState } from '../src/snapshot/segment-set.js';
-import type { SegmentJobs } from '../src/snapshot/segment-worker-client.js';
+import { DEFAULT_VECTOR_BUILD, type SegmentJobs } from '../src/snapshot/segment-worker-client.js';
 import { Fts5Mirror } from '../src/words/fts5-mirror.js';
 
 /** The next snapshot of the index, following `previous` (which is closed). */
@@ -27,11 +27,16 @@ export interface PendingMerge {
 const mirror = new Fts5Mirror();
 
 /** Merges the segments at `indices` as the merging worker would, without installing the result. */
-export function mergeOf(snapshot: IndexSnapshot, indices: readonly number[]): PendingMerge {
+export function mergeOf(
+  snapshot: IndexSnapshot,
+  indices: readonly number[],
+  vectors: VectorBuild = DEFAULT_VECTOR_BUILD,
+): PendingMerge {
   const sources = indices.map((i) => snapshot.segments.stateAt(i));
   const merged = runSegmentJob(
     { kind: 'merge', sources: sources.map((s) => ({ parts: s.segment.parts, deleted: s.deleted })) },
     () => mirror,
+    vectors,
   );
   if (merged.kind !== 'merge') throw new Error(`a merge job answered ${merged.kind}`);
   return { sources, merged };

@@ -74,6 +74,7 @@ async function runMcp(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps): 
     writeVaultId: writeVault,
     modelCacheDir: environment.modelCacheDir,
     modelHubUrl: environment.modelHubUrl,
+    denseScan: environment.denseScan,
     createIndex: true,
     catchUpFirst: false,
     log,

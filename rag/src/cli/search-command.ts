@@ -87,6 +87,7 @@ async function runSearch(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps
     model: config.model,
     modelCacheDir: environment.modelCacheDir,
     modelHubUrl: environment.modelHubUrl,
+    denseScan: environment.denseScan,
     loadModel: 'when-needed',
     memoryWords: false,
   });

@@ -70,6 +70,7 @@ async function runServe(line: CommandLine<typeof OPTIONS>, deps: RagCommandDeps)
     config,
     modelCacheDir: environment.modelCacheDir,
     modelHubUrl: environment.modelHubUrl,
+    denseScan: environment.denseScan,
     follow: options.watch,
     createIndex: true,
     log,

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
-import { parseHttpUrl } from '@notegate/kit/cli';
+import { parseChoice, parseHttpUrl } from '@notegate/kit/cli';
 
 /** What the retrieval package takes from the environment; built once, in one place. */
 export interface RagEnvironment {
@@ -18,7 +18,13 @@ export interface RagEnvironment {
   /** `NOTEGATE_SERVER_PORT` / `NOTEGATE_SERVER_HOST` as written (blank is unset); `serve` parses them. */
   readonly serverPort: string | undefined;
   readonly serverHost: string | undefined;
+  /** `NOTEGATE_DENSE_SCAN`: whether large segments are searched approximately (docs/retrieval.md#dense-leg). */
+  readonly denseScan: DenseScan;
 }
+
+/** `auto`: sign codes for segments of a quarter million rows and more; `exact`: every segment scanned exactly. */
+export type DenseScan = 'auto' | 'exact';
+export const DENSE_SCANS: readonly DenseScan[] = ['auto', 'exact'];
 
 export const DEFAULT_MODEL_HUB_URL = 'https://huggingface.co';
 
@@ -47,6 +53,7 @@ export function loadEnvironment(sources: EnvironmentSources): RagEnvironment {
     userDataDir: dataDir,
     serverPort: nonEmpty(env.NOTEGATE_SERVER_PORT),
     serverHost: nonEmpty(env.NOTEGATE_SERVER_HOST),
+    denseScan: parseChoice('NOTEGATE_DENSE_SCAN', nonEmpty(env.NOTEGATE_DENSE_SCAN) ?? 'auto', DENSE_SCANS),
   };
 }
 

@@ -51,6 +51,7 @@ export function healthBody(inputs: HealthInputs): { status: number; body: Record
         lexical_layout: snapshot?.meta.lexicalLayout ?? null,
         lexical_scoring: snapshot?.lexical.scoring ?? null,
         vector_backend: snapshot?.vectorBackend ?? null,
+        vector_search_exact: snapshot?.vectorsExact ?? null,
         fingerprint: snapshot?.meta.fingerprint || null,
         created_at: isoOrNull(snapshot?.meta.createdAtMs),
         last_indexed_at: isoOrNull(snapshot?.meta.lastIndexedAtMs),

@@ -20,6 +20,7 @@ export interface LiveIndexOptions {
   readonly log: (line: string) => void;
   readonly onReload?: SearchIndexOptions['onReload'];
   readonly onWordIndex?: SearchIndexOptions['onWordIndex'];
+  readonly denseScan?: SearchIndexOptions['denseScan'];
   /** The model loader; default the model's files from the cache, never downloading (tests inject theirs). */
   readonly loadEmbedder?: (model: ModelSpec, cacheDir: string) => Promise<Embedder>;
 }
@@ -54,6 +55,7 @@ export class LiveIndex {
       ...(loadEmbedder && { loadEmbedder }),
       onReload: options.onReload,
       onWordIndex: options.onWordIndex,
+      denseScan: options.denseScan,
     });
     this.#following = options.follow
       ? new VaultFollowing({

@@ -1,3 +1,4 @@
+import type { DenseScan } from '../config/environment.js';
 import type { RagConfig, ResolvedVault } from '../config/load-config.js';
 import { hasVectors, type ModelSpec } from '../config/models.js';
 import type { Embedder } from '../embed/embedder.js';
@@ -22,6 +23,8 @@ export interface NotesEngineOptions {
   readonly writeVaultId?: string | undefined;
   readonly modelCacheDir: string;
   readonly modelHubUrl: URL;
+  /** Whether large segments are searched approximately (default auto; docs/retrieval.md#dense-leg). */
+  readonly denseScan?: DenseScan;
   /** True when the engine makes its index if there is none (a notes folder without a config, `notegate-rag mcp`). */
   readonly createIndex: boolean;
   /**
@@ -55,6 +58,7 @@ export class NotesEngine {
       vaultIds: options.vaultIds,
       modelCacheDir: options.modelCacheDir,
       modelHubUrl: options.modelHubUrl,
+      denseScan: options.denseScan,
       follow: true,
       createIndex: options.createIndex,
       log: options.log,

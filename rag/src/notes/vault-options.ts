@@ -102,6 +102,7 @@ export function openNotesEngine(
     writeVaultId: selection.writeVaultId,
     modelCacheDir: environment.modelCacheDir,
     modelHubUrl: environment.modelHubUrl,
+    denseScan: environment.denseScan,
     createIndex: selection.ownIndex,
     log,
   });

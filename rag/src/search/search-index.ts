@@ -42,6 +42,8 @@ export interface SearchIndexOptions {
    * (docs/retrieval.md#snapshots).
    */
   readonly memoryWords?: boolean;
+  /** Whether large segments are searched approximately (default auto; docs/retrieval.md#dense-leg). */
+  readonly denseScan?: SnapshotSourceOptions['denseScan'];
 }
 
 /**
@@ -72,6 +74,7 @@ export class SearchIndex {
       onMerge: options.onMerge,
       reloadSpacing: options.reloadSpacing,
       memoryWords: options.memoryWords,
+      denseScan: options.denseScan,
     });
     const hubUrl = options.modelHubUrl ?? new URL(DEFAULT_MODEL_HUB_URL);
     const load =

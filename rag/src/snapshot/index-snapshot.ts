@@ -209,9 +209,19 @@ export class IndexSnapshot {
     return this.#segments.liveRows;
   }
 
-  /** The dense leg's back end, as /health names it (every segment is built the same way). */
+  /**
+   * The dense leg's back end, as /health names it: the approximate one when a
+   * segment is large enough for it (docs/retrieval.md#dense-leg), else the one
+   * every segment shares.
+   */
   get vectorBackend(): string {
-    return this.#segments.states[0]?.segment.vectors.backend ?? 'none';
+    const searches = this.#segments.states.map((state) => state.segment.vectors);
+    return (searches.find((search) => !search.exact) ?? searches[0])?.backend ?? 'none';
+  }
+
+  /** Whether the dense leg returns the exact top k (no segment is searched through sign codes). */
+  get vectorsExact(): boolean {
+    return this.#segments.states.every((state) => state.segment.vectors.exact);
   }
 
   /**

@@ -5,8 +5,9 @@ import { type ChunkText, loadVectorMatrix, type VectorMatrix } from '../store/lo
 import { openDatabase } from '../store/open-database.js';
 import type { LexicalLayout } from '../store/schema.js';
 import { wordTableColumns } from '../store/word-table-text.js';
-import { gatherInt8Rows, type Int8Rows, quantizeMatrix } from '../vectors/int8-scan.js';
+import { gatherInt8Rows, quantizeMatrix } from '../vectors/int8-scan.js';
 import { mergeMatrices, planRowMerge } from '../vectors/row-merge.js';
+import { signCodesOf } from '../vectors/sign-codes.js';
 import { countDeletedPostings } from '../words/deleted-postings.js';
 import type { Fts5Mirror } from '../words/fts5-mirror.js';
 import type { Fts5Totals } from '../words/fts5-totals.js';
@@ -90,16 +91,26 @@ export interface MergeBuilt {
 export type SegmentReply = BaseBuilt | DeltaBuilt | DeletedPostingsCounted | MergeBuilt;
 export type ReplyTo<J extends SegmentJob> = Extract<SegmentReply, { kind: J['kind'] }>;
 
-export function runSegmentJob(job: SegmentJob, mirror: () => Fts5Mirror): SegmentReply {
+/**
+ * How a worker builds segments' vectors (docs/retrieval.md#dense-leg): a
+ * segment of at least `approximateFromRows` rows gets sign codes for the
+ * approximate scan, a smaller one int8 rows for the exact one (Infinity: every
+ * segment exact).
+ */
+export interface VectorBuild {
+  readonly approximateFromRows: number;
+}
+
+export function runSegmentJob(job: SegmentJob, mirror: () => Fts5Mirror, vectors: VectorBuild): SegmentReply {
   switch (job.kind) {
     case 'base':
-      return buildBase(job, mirror);
+      return buildBase(job, mirror, vectors);
     case 'delta':
-      return buildDelta(job, mirror);
+      return buildDelta(job, mirror, vectors);
     case 'deleted-postings':
       return { kind: 'deleted-postings', counts: countDeletedPostings(new WordPostings(job.words), job.deleted) };
     case 'merge':
-      return mergeSegments(job);
+      return mergeSegments(job, vectors);
   }
 }
 
@@ -108,7 +119,7 @@ export function runSegmentJob(job: SegmentJob, mirror: () => Fts5Mirror): Segmen
  * table's postings (checked against SQLite before use), all read in one
  * read transaction, so that they are of one state, which `position` names.
  */
-function buildBase(job: BaseJob, mirror: () => Fts5Mirror): BaseBuilt {
+function buildBase(job: BaseJob, mirror: () => Fts5Mirror, vectors: VectorBuild): BaseBuilt {
   const startedAtMs = performance.now();
   const db = openDatabase(job.file, { reader: true });
   try {
@@ -128,7 +139,7 @@ function buildBase(job: BaseJob, mirror: () => Fts5Mirror): BaseBuilt {
     return {
       kind: 'base',
       position,
-      parts: partsOf(matrix, int8Of(matrix), words?.postings),
+      parts: partsOf(matrix, vectorsOf(matrix, vectors), words?.postings),
       totals: words?.totals,
       wordIndex,
     };
@@ -137,31 +148,32 @@ function buildBase(job: BaseJob, mirror: () => Fts5Mirror): BaseBuilt {
   }
 }
 
-function buildDelta(job: DeltaJob, mirror: () => Fts5Mirror): DeltaBuilt {
+function buildDelta(job: DeltaJob, mirror: () => Fts5Mirror, vectors: VectorBuild): DeltaBuilt {
   const tokensOf = (texts: readonly ChunkText[]) => rowTokens(mirror(), job.layout, texts);
   const words = job.texts ? postingsFromTokens(tokensOf(job.texts)) : undefined;
   return {
     kind: 'delta',
-    parts: partsOf(job.matrix, int8Of(job.matrix), words),
+    parts: partsOf(job.matrix, vectorsOf(job.matrix, vectors), words),
     removedTokens: job.removed ? tokensOf(job.removed) : undefined,
   };
 }
 
-function mergeSegments(job: MergeJob): MergeBuilt {
+function mergeSegments(job: MergeJob, vectors: VectorBuild): MergeBuilt {
   const { sources } = job;
   const plan = planRowMerge(sources.map((source) => ({ rows: source.parts.matrix, deleted: source.deleted })));
   const matrices = sources.map((source) => source.parts.matrix);
   const matrix = mergeMatrices(matrices, plan);
+  // Int8 rows are per row and copied as they are; sign codes are about the segment's mean, so made anew.
   const int8Sources = sources.flatMap((source) => source.parts.int8 ?? []);
-  const int8 =
-    int8Sources.length === sources.length && matrix.dimension > 0
-      ? gatherInt8Rows(int8Sources, matrix.dimension, plan.sourceOf, plan.rowOf)
-      : int8Of(matrix);
+  const gathered =
+    int8Sources.length === sources.length && matrix.dimension > 0 && matrix.count < vectors.approximateFromRows
+      ? { int8: gatherInt8Rows(int8Sources, matrix.dimension, plan.sourceOf, plan.rowOf), codes: undefined }
+      : undefined;
   const wordSources = sources.flatMap((source) => (source.parts.words ? [new WordPostings(source.parts.words)] : []));
   const words = wordSources.length === sources.length ? mergePostings(wordSources, plan) : undefined;
   return {
     kind: 'merge',
-    parts: partsOf(matrix, int8, words?.postings),
+    parts: partsOf(matrix, gathered ?? vectorsOf(matrix, vectors), words?.postings),
     mergedRowOf: plan.mergedRowOf,
     termMaps: words?.termMaps,
   };
@@ -175,17 +187,24 @@ function rowTokens(mirror: Fts5Mirror, layout: LexicalLayout, texts: readonly Ch
   return columns.map((row) => row.map(() => tokens[next++] ?? []));
 }
 
-/** The int8 copy where the kernel can run (not for an index without vectors, nor without WebAssembly). */
-function int8Of(matrix: VectorMatrix): Int8Rows | undefined {
-  if (matrix.dimension === 0) return undefined;
+type SegmentVectors = Pick<SegmentParts, 'int8' | 'codes'>;
+
+/**
+ * Sign codes for a large segment, int8 rows for the others, where the kernels
+ * can run (nothing for an index without vectors, nor without WebAssembly: the
+ * plain exact scan then reads the matrix).
+ */
+function vectorsOf(matrix: VectorMatrix, vectors: VectorBuild): SegmentVectors {
+  if (matrix.dimension === 0) return { int8: undefined, codes: undefined };
   try {
-    return quantizeMatrix(matrix);
+    if (matrix.count >= vectors.approximateFromRows) return { int8: undefined, codes: signCodesOf(matrix) };
+    return { int8: quantizeMatrix(matrix), codes: undefined };
   } catch {
-    return undefined;
+    return { int8: undefined, codes: undefined };
   }
 }
 
-function partsOf(matrix: VectorMatrix, int8: Int8Rows | undefined, words: WordPostings | undefined): SegmentParts {
+function partsOf(matrix: VectorMatrix, vectors: SegmentVectors, words: WordPostings | undefined): SegmentParts {
   const wordParts = words && {
     terms: words.terms,
     offsets: words.offsets,
@@ -193,5 +212,5 @@ function partsOf(matrix: VectorMatrix, int8: Int8Rows | undefined, words: WordPo
     frequencies: words.frequencies,
     lengths: words.lengths,
   };
-  return { matrix, int8, words: wordParts, idOrder: idOrderOf(matrix.chunkIds) };
+  return { matrix, ...vectors, words: wordParts, idOrder: idOrderOf(matrix.chunkIds) };
 }

@@ -1,7 +1,9 @@
 import { Worker } from 'node:worker_threads';
 import { errorMessage } from '@notegate/kit';
+import type { DenseScan } from '../config/environment.js';
 import { RagError, type RagErrorCode } from '../errors/rag-error.js';
-import type { ReplyTo, SegmentJob, SegmentReply } from './segment-jobs.js';
+import { APPROXIMATE_FROM_ROWS } from '../vectors/sign-codes.js';
+import type { ReplyTo, SegmentJob, SegmentReply, VectorBuild } from './segment-jobs.js';
 
 interface Pending {
   readonly resolve: (reply: SegmentReply) => void;
@@ -38,6 +40,15 @@ export interface SegmentWorkerOptions {
    * memory (docs/retrieval.md#snapshots).
    */
   readonly stopWhenIdleAfter?: readonly SegmentJob['kind'][];
+  /** How segments' vectors are built (default: sign codes from `APPROXIMATE_FROM_ROWS` rows). */
+  readonly vectors?: VectorBuild;
+}
+
+export const DEFAULT_VECTOR_BUILD: VectorBuild = { approximateFromRows: APPROXIMATE_FROM_ROWS };
+
+/** The segments' vectors for a dense scan setting: `exact` gives no segment sign codes. */
+export function vectorBuildFor(scan: DenseScan): VectorBuild {
+  return scan === 'exact' ? { approximateFromRows: Number.POSITIVE_INFINITY } : DEFAULT_VECTOR_BUILD;
 }
 
 /**
@@ -86,6 +97,7 @@ export class SegmentWorker implements SegmentJobs {
     if (this.#worker) return this.#worker;
     const worker = new Worker(new URL('./segment-worker.js', import.meta.url), {
       resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+      workerData: { vectors: this.options.vectors ?? DEFAULT_VECTOR_BUILD },
     });
     worker.unref();
     worker.on('message', (message: WorkerMessage) => this.#settle(message));

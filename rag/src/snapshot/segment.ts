@@ -1,6 +1,7 @@
 import type { VectorMatrix } from '../store/load-vectors.js';
 import { type Int8Rows, Int8VectorSearch } from '../vectors/int8-scan.js';
 import { pageUint32 } from '../vectors/page-arrays.js';
+import { SignCodeSearch, type SignCodes } from '../vectors/sign-codes.js';
 import { exactScan, noVectors, type VectorSearch } from '../vectors/vector-scan.js';
 import { WordPostings, type WordPostingsParts } from '../words/word-postings.js';
 
@@ -10,8 +11,10 @@ import { WordPostings, type WordPostingsParts } from '../words/word-postings.js'
  */
 export interface SegmentParts {
   readonly matrix: VectorMatrix;
-  /** The int8 copy for the WebAssembly scan; undefined without vectors or without WebAssembly. */
+  /** The int8 copy for the exact WebAssembly scan; undefined without vectors, without WebAssembly, or with sign codes. */
   readonly int8: Int8Rows | undefined;
+  /** The sign codes of a large segment's approximate scan (docs/retrieval.md#dense-leg); undefined for others. */
+  readonly codes: SignCodes | undefined;
   /** The word postings; undefined when the word tier is ranked in SQLite. */
   readonly words: WordPostingsParts | undefined;
   /** The rows in ascending chunk id (rows are grouped by vault and namespace first). */
@@ -58,8 +61,10 @@ export class Segment {
 
   /** Bytes of the arrays held (the term strings come on top). */
   get byteLength(): number {
-    const { matrix, int8, idOrder } = this.parts;
-    const vectors = int8 ? int8.memory.buffer.byteLength + 3 * int8.rowScale.byteLength : 0;
+    const { matrix, int8, codes, idOrder } = this.parts;
+    const vectors =
+      (int8 ? int8.memory.buffer.byteLength + 3 * int8.rowScale.byteLength : 0) +
+      (codes?.memory.buffer.byteLength ?? 0);
     return (
       matrix.data.byteLength + matrix.chunkIds.byteLength + idOrder.byteLength + vectors + (this.words?.byteLength ?? 0)
     );
@@ -73,13 +78,18 @@ export function idOrderOf(chunkIds: Float64Array): Uint32Array {
   return order.sort((a, b) => (chunkIds[a] as number) - (chunkIds[b] as number));
 }
 
-/** The WebAssembly int8 scan where the worker built its rows and this thread runs it; the plain scan otherwise. */
+/**
+ * The WebAssembly scan of the codes or int8 rows the worker built, where this
+ * thread runs it; the plain exact scan otherwise.
+ */
 function searchOver(parts: SegmentParts): VectorSearch {
-  if (parts.matrix.dimension === 0) return noVectors(parts.matrix);
-  if (parts.int8 === undefined) return exactScan(parts.matrix);
+  const { matrix, codes, int8 } = parts;
+  if (matrix.dimension === 0) return noVectors(matrix);
   try {
-    return Int8VectorSearch.over(parts.matrix, parts.int8);
+    if (codes) return SignCodeSearch.over(matrix, codes);
+    if (int8) return Int8VectorSearch.over(matrix, int8);
   } catch {
-    return exactScan(parts.matrix);
+    // No WebAssembly SIMD on this thread (`--jitless`): the plain scan answers the same, slower.
   }
+  return exactScan(matrix);
 }

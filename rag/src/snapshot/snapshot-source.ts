@@ -1,5 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
+import type { DenseScan } from '../config/environment.js';
 import type { ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
 import { openDatabase } from '../store/open-database.js';
@@ -8,7 +9,7 @@ import { applyMerge } from './apply-merge.js';
 import { IndexSnapshot } from './index-snapshot.js';
 import type { SnapshotLoad } from './load-segments.js';
 import { chooseMerge } from './merge-policy.js';
-import { SegmentWorker } from './segment-worker-client.js';
+import { SegmentWorker, vectorBuildFor } from './segment-worker-client.js';
 
 /** How often the index is checked for changes without requests (each request checks too). */
 const POLL_INTERVAL_MS = 250;
@@ -42,6 +43,8 @@ export interface SnapshotSourceOptions {
   readonly onReload?: (event: ReloadEvent) => void;
   /** Keeps the word tier's postings in memory (default true; see IndexSnapshot.open). */
   readonly memoryWords?: boolean;
+  /** Whether large segments are searched approximately (default auto; docs/retrieval.md#dense-leg). */
+  readonly denseScan?: DenseScan;
   /** How the word index of each whole load ended: ready, or unavailable and why (SQLite ranks then). */
   readonly onWordIndex?: (state: WordIndexState) => void;
   /** When a merge of segments starts, and how it ended (docs/retrieval.md#snapshots). */
@@ -82,18 +85,21 @@ export class SnapshotSource {
    * loads are). Its thread is stopped after a whole load and what follows
    * it, which held a copy of every array of the index.
    */
-  private readonly builder = new SegmentWorker({ stopWhenIdleAfter: ['base', 'deleted-postings'] });
+  private readonly builder: SegmentWorker;
   /**
    * Merges segments, beside the builder, so that a commit never waits for a
    * merge; its thread is stopped after each merge, so that the segments it
    * was sent and replaced are freed once the served snapshot lets go of them.
    */
-  private readonly merger = new SegmentWorker({ stopWhenIdleAfter: ['merge'] });
+  private readonly merger: SegmentWorker;
   private merging = false;
   private closed = false;
 
   constructor(private readonly options: SnapshotSourceOptions) {
     this.clock = options.clock ?? Date.now;
+    const vectors = vectorBuildFor(options.denseScan ?? 'auto');
+    this.builder = new SegmentWorker({ stopWhenIdleAfter: ['base', 'deleted-postings'], vectors });
+    this.merger = new SegmentWorker({ stopWhenIdleAfter: ['merge'], vectors });
   }
 
   /** Loads the first snapshot and starts polling. */

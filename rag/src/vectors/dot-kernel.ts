@@ -1,4 +1,4 @@
-import { type Bytes, encodeModule, type FunctionDefinition, op, VALUE_TYPE } from './wasm-encoding.js';
+import { type Bytes, type FunctionDefinition, kernelOver, op, VALUE_TYPE } from './wasm-encoding.js';
 
 /**
  * `dot_i8(query, rows, count, dim, out)`: for `count` consecutive int8 rows of
@@ -82,15 +82,4 @@ export const KERNEL_DIM_MULTIPLE = 32;
 
 export type DotI8 = (query: number, rows: number, count: number, dim: number, out: number) => void;
 
-let compiled: WebAssembly.Module | undefined;
-
-/** Compiles once per process; throws where WebAssembly or its SIMD is unavailable (e.g. `node --jitless`). */
-export function instantiateDotI8(memory: WebAssembly.Memory): DotI8 {
-  compiled ??= new WebAssembly.Module(encodeModule([DOT_I8]));
-  const instance = new WebAssembly.Instance(compiled, { env: { memory } });
-  const fn = instance.exports.dot_i8;
-  if (typeof fn !== 'function') throw new Error('dot_i8 kernel did not export a function');
-  return (query, rows, count, dim, out) => {
-    fn(query, rows, count, dim, out);
-  };
-}
+export const instantiateDotI8: (memory: WebAssembly.Memory) => DotI8 = kernelOver(DOT_I8);

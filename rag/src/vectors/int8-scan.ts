@@ -115,6 +115,7 @@ function allocateInt8Rows(count: number, dimension: number) {
  */
 export class Int8VectorSearch implements VectorSearch {
   readonly backend = 'wasm-simd-int8+exact-rescore';
+  readonly exact = true;
   /** Per-row upper bounds of the current query (scratch, reused). */
   private readonly upper: Float64Array;
   private readonly layout: Layout;

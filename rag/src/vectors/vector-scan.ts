@@ -4,10 +4,12 @@ import { type ScoredRow, TopK } from './top-k.js';
 /** Rows `[start, end)` of the matrix that pass a filter. */
 export type RowRange = readonly [start: number, end: number];
 
-/** Exact nearest neighbours by dot product (the vectors are L2-normalized: cosine similarity). */
+/** Nearest neighbours by dot product (the vectors are L2-normalized: cosine similarity). */
 export interface VectorSearch {
   /** Backend name shown by /health. */
   readonly backend: string;
+  /** Whether `topK` is the exact top k (else the rows it returns are scored exactly, but some may be missed). */
+  readonly exact: boolean;
   readonly matrix: VectorMatrix;
   /**
    * The `k` rows of `ranges` with the highest dot product with `query`, best
@@ -49,6 +51,7 @@ export function dotRow(data: Float32Array, dimension: number, row: number, query
 export function exactScan(matrix: VectorMatrix): VectorSearch {
   return {
     backend: 'js-exact-f32',
+    exact: true,
     matrix,
     topK: (query, k, ranges, deleted) => {
       const { data, dimension, chunkIds } = matrix;
@@ -89,6 +92,7 @@ export function rangesFor(
 export function noVectors(matrix: VectorMatrix): VectorSearch {
   return {
     backend: 'none',
+    exact: true,
     matrix,
     topK: () => {
       throw new Error('this index has no vectors');

@@ -6,7 +6,7 @@
 
 export type Bytes = readonly number[];
 
-export const VALUE_TYPE = { i32: 0x7f, f32: 0x7d, v128: 0x7b } as const;
+export const VALUE_TYPE = { i32: 0x7f, i64: 0x7e, f32: 0x7d, v128: 0x7b } as const;
 
 /** Unsigned LEB128 (§5.2.2). */
 function uleb(value: number): number[] {
@@ -47,13 +47,21 @@ export const op = {
   brIf: (depth: number) => [0x0d, ...uleb(depth)],
   localGet: (index: number) => [0x20, ...uleb(index)],
   localSet: (index: number) => [0x21, ...uleb(index)],
+  localTee: (index: number) => [0x22, ...uleb(index)],
   i32Const: (value: number) => [0x41, ...sleb(value)],
   i32Add: [0x6a],
   i32Shl: [0x74],
   i32GeU: [0x4f],
   f32Add: [0x92],
   /** memarg: alignment as a power of two, then the offset. */
+  i32Load: [0x28, 2, 0],
   i32Store: [0x36, 2, 0],
+  i32Store16: [0x3b, 1, 0],
+  i64Load: (offset: number) => [0x29, 3, ...uleb(offset)],
+  i64Xor: [0x85],
+  i64Popcnt: [0x7b],
+  i64Add: [0x7c],
+  i32WrapI64: [0xa7],
   f32Store: [0x38, 2, 0],
   // SIMD (prefix 0xfd, then the opcode as LEB128).
   v128Load: (offset: number) => [0xfd, ...uleb(0x00), 4, ...uleb(offset)],
@@ -101,4 +109,23 @@ export function encodeModule(functions: readonly FunctionDefinition[]): Uint8Arr
     ...section(7, vector(exports)),
     ...section(10, vector(bodies)),
   ]);
+}
+
+/**
+ * The instantiation of a one-function kernel over a memory: the module is
+ * compiled once per process, at the first call; throws where WebAssembly or its
+ * SIMD is unavailable (e.g. `node --jitless`).
+ */
+export function kernelOver(
+  definition: FunctionDefinition,
+): (memory: WebAssembly.Memory) => (...args: number[]) => void {
+  let compiled: WebAssembly.Module | undefined;
+  return (memory) => {
+    compiled ??= new WebAssembly.Module(encodeModule([definition]));
+    const fn = new WebAssembly.Instance(compiled, { env: { memory } }).exports[definition.exportName];
+    if (typeof fn !== 'function') throw new Error(`the ${definition.exportName} kernel did not export a function`);
+    return (...args) => {
+      fn(...args);
+    };
+  };
 }

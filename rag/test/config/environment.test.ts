@@ -29,6 +29,7 @@ describe('loadEnvironment', () => {
     assert.equal(env.userConfigDir, '/home/ada/.config/notegate');
     assert.equal(env.userDataDir, '/home/ada/.local/share/notegate');
     assert.equal(env.configFile, undefined);
+    assert.equal(env.denseScan, 'auto');
   });
 
   it('takes NOTEGATE_CONFIG relative to the working directory, and XDG folders from the environment', (t) => {
@@ -50,6 +51,19 @@ describe('loadEnvironment', () => {
       () => loadEnvironment({ cwd: tempDir(t), env: { NOTEGATE_MODEL_HUB: 'nope' }, platform: 'linux', homeDir: '/h' }),
       { name: 'UsageError', message: /^NOTEGATE_MODEL_HUB: 'nope' is not an absolute URL/ },
     );
+  });
+
+  it('takes NOTEGATE_DENSE_SCAN as auto or exact, and refuses anything else naming both', (t) => {
+    const cwd = tempDir(t);
+    const scanOf = (value: string) =>
+      loadEnvironment({ cwd, env: { NOTEGATE_DENSE_SCAN: value }, platform: 'linux', homeDir: '/h' }).denseScan;
+    assert.equal(scanOf('exact'), 'exact');
+    assert.equal(scanOf('auto'), 'auto');
+    assert.equal(scanOf(' '), 'auto');
+    assert.throws(() => scanOf('fast'), {
+      name: 'UsageError',
+      message: "NOTEGATE_DENSE_SCAN: 'fast' is not allowed (allowed: auto, exact)",
+    });
   });
 });
 

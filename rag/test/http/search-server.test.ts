@@ -46,6 +46,7 @@ describe('notegate-rag serve HTTP API', () => {
     assert.equal(body.index.lexical_layout, 'words+trigram');
     assert.equal(body.index.lexical_scoring, 'memory');
     assert.equal(body.index.vector_backend, 'wasm-simd-int8+exact-rescore');
+    assert.equal(body.index.vector_search_exact, true);
     assert.equal(body.index.complete, true);
     assert.equal(body.index.schema_version, 4);
     assert.match(String(body.index.last_indexed_at), /^\d{4}-\d\d-\d\dT/);

@@ -4,7 +4,7 @@ import { describe, it, type TestContext } from 'node:test';
 import { NO_MODEL } from '../../src/config/models.js';
 import { IndexSnapshot } from '../../src/snapshot/index-snapshot.js';
 import { type ReplyTo, runSegmentJob, type SegmentJob } from '../../src/snapshot/segment-jobs.js';
-import type { SegmentJobs } from '../../src/snapshot/segment-worker-client.js';
+import { DEFAULT_VECTOR_BUILD, type SegmentJobs } from '../../src/snapshot/segment-worker-client.js';
 import { SnapshotSource } from '../../src/snapshot/snapshot-source.js';
 import { IndexStore } from '../../src/store/index-store.js';
 import { loadVectorMatrix } from '../../src/store/load-vectors.js';
@@ -53,7 +53,7 @@ function inThread(meanwhile: () => void): SegmentJobs {
   let loads = 0;
   return {
     run: async <J extends SegmentJob>(job: J) => {
-      const reply = runSegmentJob(job, () => mirror);
+      const reply = runSegmentJob(job, () => mirror, DEFAULT_VECTOR_BUILD);
       if (job.kind === 'base' && loads++ === 0) meanwhile();
       return reply as ReplyTo<J>;
     },

@@ -1,0 +1,185 @@
+import type { VectorMatrix } from '../store/load-vectors.js';
+import { HAMMING_BYTE_MULTIPLE, HAMMING_MAX_BYTES, type Hamming, instantiateHamming } from './hamming-kernel.js';
+import { TopK } from './top-k.js';
+import { dotRow, type RowRange, type VectorSearch } from './vector-scan.js';
+
+const PAGE_BYTES = 65_536;
+
+/**
+ * Ours: segments of at least this many rows are searched through sign codes
+ * (docs/retrieval.md#dense-leg). An exact scan of a segment reads a byte per
+ * dimension and row; below this size it answers within the search budget on
+ * its own, and every smaller index stays exact.
+ */
+export const APPROXIMATE_FROM_ROWS = 250_000;
+/**
+ * Ours: the rows rescored exactly for a top k (docs/retrieval.md#dense-leg:
+ * recall against the exact scan, measured on real embeddings).
+ */
+export const candidatesFor = (k: number): number => Math.max(1_000, 10 * k);
+
+/**
+ * One bit per dimension of each row of a matrix: whether the component lies
+ * above the matrix's mean in that dimension. Embeddings of one model share a
+ * large common direction; the sign of the raw components would spend most
+ * bits on it, the sign about the mean splits the rows where they differ.
+ * The memory holds the query's code, a histogram of distances, the distances
+ * (u16 per row), then the codes, each 16-byte aligned (`layoutFor`), in
+ * shared memory that a worker thread builds and hands over without a copy
+ * (docs/retrieval.md#snapshots).
+ */
+export interface SignCodes {
+  readonly memory: WebAssembly.Memory;
+  readonly centre: Float64Array;
+  readonly count: number;
+}
+
+/** The bytes of one code: a bit per dimension, padded to the kernel's step (padding bits are 0 in every code). */
+export function codeBytesOf(dimension: number): number {
+  const bytes = Math.ceil(dimension / 8 / HAMMING_BYTE_MULTIPLE) * HAMMING_BYTE_MULTIPLE;
+  if (bytes > HAMMING_MAX_BYTES) throw new Error(`sign codes take at most ${HAMMING_MAX_BYTES * 8} dimensions`);
+  return bytes;
+}
+
+/** The sign codes of every row of the matrix, about its per-dimension mean. */
+export function signCodesOf(matrix: VectorMatrix): SignCodes {
+  const { data, dimension, count } = matrix;
+  const bytes = codeBytesOf(dimension);
+  const centre = new Float64Array(dimension);
+  for (let row = 0; row < count; row += 1) {
+    const base = row * dimension;
+    for (let j = 0; j < dimension; j += 1) centre[j] = (centre[j] as number) + (data[base + j] as number);
+  }
+  if (count > 0) for (let j = 0; j < dimension; j += 1) centre[j] = (centre[j] as number) / count;
+  const layout = layoutFor(count, bytes);
+  const pages = Math.ceil(layout.totalBytes / PAGE_BYTES);
+  const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
+  const codes = new Uint8Array(memory.buffer, layout.codesAt, count * bytes);
+  for (let row = 0; row < count; row += 1) {
+    writeCode(data.subarray(row * dimension, (row + 1) * dimension), centre, codes, row * bytes);
+  }
+  return { memory, centre, count };
+}
+
+/** Sets bit `j` (byte j / 8, bit j mod 8) of the code at `at` when component j lies above the centre's. */
+function writeCode(vector: Float32Array, centre: Float64Array, target: Uint8Array, at: number): void {
+  for (let j = 0; j < vector.length; j += 1) {
+    if ((vector[j] as number) > (centre[j] as number)) {
+      const byte = at + (j >>> 3);
+      target[byte] = (target[byte] as number) | (1 << (j & 7));
+    }
+  }
+}
+
+/**
+ * Approximate top-k for large segments (docs/retrieval.md#dense-leg): a
+ * WebAssembly kernel measures the Hamming distance of every filtered row's
+ * code to the query's (an eighth of the bytes the int8 scan reads), the `candidates(k)` nearest live rows are chosen by a
+ * histogram of the distances, and those alone are scored exactly with
+ * `dotRow`. Every score returned is the exact one; a row the codes place
+ * beyond the candidates is missed. When the filter leaves no more rows than
+ * candidates, every row is scored: the result is the exact scan's.
+ */
+export class SignCodeSearch implements VectorSearch {
+  readonly backend = 'wasm-simd-sign-bits+exact-rescore';
+  readonly exact = false;
+  private readonly layout: Layout;
+  private readonly bytes: number;
+
+  private constructor(
+    readonly matrix: VectorMatrix,
+    private readonly hamming: Hamming,
+    private readonly codes: SignCodes,
+    private readonly candidates: (k: number) => number,
+  ) {
+    this.bytes = codeBytesOf(matrix.dimension);
+    this.layout = layoutFor(matrix.count, this.bytes);
+  }
+
+  /** The search over a matrix and its codes; throws where WebAssembly is unavailable (`--jitless`). */
+  static over(matrix: VectorMatrix, codes: SignCodes, candidates = candidatesFor): SignCodeSearch {
+    if (codes.count !== matrix.count) throw new RangeError('the sign codes are not those of the matrix');
+    const hamming = instantiateHamming(codes.memory, codeBytesOf(matrix.dimension));
+    return new SignCodeSearch(matrix, hamming, codes, candidates);
+  }
+
+  topK(query: Float32Array, k: number, ranges: readonly RowRange[], deleted?: Uint8Array): ScoredRows {
+    const { memory, centre } = this.codes;
+    const { bytes, layout } = this;
+    const queryCode = new Uint8Array(memory.buffer, layout.queryAt, bytes);
+    queryCode.fill(0);
+    writeCode(query, centre, queryCode, 0);
+    const histogram = new Uint32Array(memory.buffer, layout.histogramAt, bytes * 8 + 1);
+    histogram.fill(0);
+    for (const [start, end] of ranges) {
+      this.hamming(
+        layout.queryAt,
+        layout.codesAt + start * bytes,
+        end - start,
+        layout.distancesAt + start * 2,
+        layout.histogramAt,
+      );
+    }
+    const distances = new Uint16Array(memory.buffer, layout.distancesAt, this.matrix.count);
+    if (deleted) uncountDeleted(histogram, distances, ranges, deleted);
+    // The candidates: every live row nearer than `cut`, and the first `atCut` live rows at `cut` in row order.
+    let wanted = this.candidates(k);
+    let cut = 0;
+    while (cut < histogram.length - 1 && (histogram[cut] as number) < wanted) {
+      wanted -= histogram[cut] as number;
+      cut += 1;
+    }
+    let atCut = wanted;
+    const { data, dimension, chunkIds } = this.matrix;
+    const best = new TopK(k);
+    for (const [start, end] of ranges) {
+      for (let row = start; row < end; row += 1) {
+        const distance = distances[row] as number;
+        if (distance > cut || deleted?.[row] === 1) continue;
+        if (distance === cut) {
+          if (atCut === 0) continue;
+          atCut -= 1;
+        }
+        best.offer(row, chunkIds[row] ?? 0, dotRow(data, dimension, row, query));
+      }
+    }
+    return best.sorted();
+  }
+}
+
+/** The kernel counts every row of the ranges; deleted rows are taken out again. */
+function uncountDeleted(
+  histogram: Uint32Array,
+  distances: Uint16Array,
+  ranges: readonly RowRange[],
+  deleted: Uint8Array,
+): void {
+  for (const [start, end] of ranges) {
+    for (let row = start; row < end; row += 1) {
+      if (deleted[row] === 1) {
+        const distance = distances[row] as number;
+        histogram[distance] = (histogram[distance] as number) - 1;
+      }
+    }
+  }
+}
+
+type ScoredRows = ReturnType<VectorSearch['topK']>;
+
+interface Layout {
+  readonly queryAt: number;
+  readonly histogramAt: number;
+  readonly distancesAt: number;
+  readonly codesAt: number;
+  readonly totalBytes: number;
+}
+
+/** The query's code, the histogram (u32 per distance), the distances (u16 per row), then the codes, each 16-byte aligned. */
+function layoutFor(count: number, bytes: number): Layout {
+  const align = (n: number) => Math.ceil(n / 16) * 16;
+  const queryAt = 0;
+  const histogramAt = align(queryAt + bytes);
+  const distancesAt = align(histogramAt + (bytes * 8 + 1) * 4);
+  const codesAt = align(distancesAt + count * 2);
+  return { queryAt, histogramAt, distancesAt, codesAt, totalBytes: Math.max(PAGE_BYTES, codesAt + count * bytes) };
+}
