@@ -13,5 +13,7 @@ export { readZipEntries, readZipEntry } from './embed/zip-entries.js';
 export { type FileRecord, IndexStore, type StoredChunk } from './store/index-store.js';
 export { loadVectorMatrix } from './store/load-vectors.js';
 export { openDatabase } from './store/open-database.js';
+export { Int8VectorSearch, quantizeMatrix } from './vectors/int8-scan.js';
+export { SignCodeSearch, signCodesOf } from './vectors/sign-codes.js';
 export { exactScan, rangesFor, type VectorSearch } from './vectors/vector-scan.js';
 export { walkVault } from './walk/walk-vault.js';

@@ -41,16 +41,10 @@ export function codeBytesOf(dimension: number): number {
   return bytes;
 }
 
-/** The sign codes of every row of the matrix, about its per-dimension mean. */
-export function signCodesOf(matrix: VectorMatrix): SignCodes {
+/** The sign codes of every row of the matrix, about `centre` (default: the matrix's per-dimension mean). */
+export function signCodesOf(matrix: VectorMatrix, centre = meanOf(matrix)): SignCodes {
   const { data, dimension, count } = matrix;
   const bytes = codeBytesOf(dimension);
-  const centre = new Float64Array(dimension);
-  for (let row = 0; row < count; row += 1) {
-    const base = row * dimension;
-    for (let j = 0; j < dimension; j += 1) centre[j] = (centre[j] as number) + (data[base + j] as number);
-  }
-  if (count > 0) for (let j = 0; j < dimension; j += 1) centre[j] = (centre[j] as number) / count;
   const layout = layoutFor(count, bytes);
   const pages = Math.ceil(layout.totalBytes / PAGE_BYTES);
   const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
@@ -59,6 +53,17 @@ export function signCodesOf(matrix: VectorMatrix): SignCodes {
     writeCode(data.subarray(row * dimension, (row + 1) * dimension), centre, codes, row * bytes);
   }
   return { memory, centre, count };
+}
+
+function meanOf(matrix: VectorMatrix): Float64Array {
+  const { data, dimension, count } = matrix;
+  const mean = new Float64Array(dimension);
+  for (let row = 0; row < count; row += 1) {
+    const base = row * dimension;
+    for (let j = 0; j < dimension; j += 1) mean[j] = (mean[j] as number) + (data[base + j] as number);
+  }
+  if (count > 0) for (let j = 0; j < dimension; j += 1) mean[j] = (mean[j] as number) / count;
+  return mean;
 }
 
 /** Sets bit `j` (byte j / 8, bit j mod 8) of the code at `at` when component j lies above the centre's. */
