@@ -1,7 +1,9 @@
-import { pageFloat64, pageUint32 } from '../vectors/page-arrays.js';
+import { pageFloat64, pageUint8, pageUint32 } from '../vectors/page-arrays.js';
 import { type ScoredRow, TopK } from '../vectors/top-k.js';
 import type { RowRange } from '../vectors/vector-scan.js';
 import type { Fts5Totals } from './fts5-totals.js';
+import { cannotReach, kthLargest, pruningOrder } from './max-score.js';
+import { saturationBound } from './term-bounds.js';
 import type { TermRange, WordPostings } from './word-postings.js';
 import type { WordSegment } from './word-segment.js';
 
@@ -30,6 +32,8 @@ interface Scratch {
   scoredCount: number;
   readonly frequencies: Float64Array;
   readonly touched: Uint32Array;
+  /** 1 for the rows still in the running while a pruned search scores them (`rankPruned`); 0 between searches. */
+  readonly marks: Uint8Array;
 }
 
 const scratches = new WeakMap<WordPostings, Scratch>();
@@ -87,41 +91,151 @@ export class Bm25Ranking {
    * phrases, best first: score = −bm25() (higher is better), ties by lower
    * chunk id, the order of `ORDER BY bm25(...) LIMIT k`. A row scores above 0
    * exactly when it holds a phrase (every IDF and column weight is positive).
+   * Rows that cannot reach the best `limit` are left unscored where that
+   * saves work (MaxScore, `rankPruned`); the rows returned and their scores
+   * are the same either way.
    */
   rank(
     phrases: readonly SegmentedPhrase[],
     rangesOf: (segment: number) => readonly RowRange[],
     limit: number,
   ): ScoredRow[] {
+    if (limit <= 0) return [];
     const idfs = phrases.map((phrase) => this.idf(this.documentFrequency(phrase)));
     const best = new TopK(limit);
     this.segments.forEach((segment, s) => {
-      const scratch = scratchOf(segment.postings);
-      const { scores, scored } = scratch;
-      scratch.scoredCount = 0;
+      const present: number[] = [];
       phrases.forEach((phrase, p) => {
         const range = phrase[s];
-        const idf = idfs[p] ?? MIN_IDF;
-        if (range === undefined || range.end === range.first) return;
-        if (range.end - range.first === 1) addTerm(segment.postings, range.first, idf, this.averageLength, scratch);
-        else addPhrase(segment.postings, range, idf, this.averageLength, scratch);
+        if (range !== undefined && range.end > range.first) present.push(p);
       });
-      // Only the rows a posting scored are offered and cleared again: a search costs what its terms'
-      // postings do, not the rows of the segment (docs/retrieval.md#writes-at-scale).
       const ranges = rangesOf(s);
       const everyRow = ranges.length === 1 && ranges[0]?.[0] === 0 && ranges[0]?.[1] === segment.postings.rowCount;
-      const { chunkIds } = segment.rows;
-      let threshold = best.threshold;
-      for (let k = 0; k < scratch.scoredCount; k += 1) {
-        const row = scored[k] as number;
-        const score = scores[row] as number;
-        scores[row] = 0;
-        if (score < threshold || segment.deleted?.[row] === 1 || !(everyRow || inRanges(ranges, row))) continue;
-        best.offer(row, chunkIds[row] ?? 0, score);
-        threshold = best.threshold;
-      }
+      const search: SegmentSearch = {
+        segment,
+        scratch: scratchOf(segment.postings),
+        phrases: present.map((p) => phrases[p]?.[s] ?? NO_TERMS),
+        idfs: present.map((p) => idfs[p] ?? MIN_IDF),
+        eligible: (row) => segment.deleted?.[row] !== 1 && (everyRow || inRanges(ranges, row)),
+        averageLength: this.averageLength,
+      };
+      if (!rankPruned(search, best, limit)) rankExhaustively(search, best);
     });
     return best.sorted();
+  }
+}
+
+/**
+ * MaxScore over one segment (docs/retrieval.md#lexical-leg): phrases from
+ * the largest bound of their contribution down, each added in full, until
+ * the phrases left could not lift a row holding none of the walked ones to
+ * the k-th best partial score so far; then only the rows that may still
+ * reach it are scored, phrase by phrase in the query's order, as
+ * `rankExhaustively` scores every row. False, having done nothing, when the
+ * phrases that would have to be walked in any case hold most of the
+ * postings: pruning would then save less than it costs.
+ */
+function rankPruned(search: SegmentSearch, best: TopK, limit: number): boolean {
+  const { segment, scratch, phrases, idfs, eligible, averageLength } = search;
+  const { postings } = segment;
+  const { order, remaining, total } = pruningOrder(
+    phrases.map(
+      (phrase, p) => (idfs[p] as number) * K1_PLUS_ONE * saturationBound(postings, phrase, averageLength, K1, B),
+    ),
+  );
+  if (order.length === 0 || cannotReach(total, best.threshold)) return true;
+  // The phrases walked in full in any case: until their bounds sum above the bounds of the rest.
+  let allPostings = 0;
+  for (const phrase of phrases) allPostings += postings.postingCount(phrase);
+  let walkedPostings = 0;
+  for (const [j, p] of order.entries()) {
+    walkedPostings += postings.postingCount(phrases[p] as TermRange);
+    if (total - (remaining[j] as number) > (remaining[j] as number)) break;
+  }
+  if (walkedPostings * 2 > allPostings) return false;
+
+  const { scores, scored } = scratch;
+  scratch.scoredCount = 0;
+  const kthPartial = () =>
+    Math.max(
+      best.threshold,
+      kthLargest(limit, scratch.scoredCount, (k) => {
+        const row = scored[k] as number;
+        return eligible(row) ? scores[row] : undefined;
+      }),
+    );
+  let walked = 0;
+  let left = total;
+  let threshold = Number.NEGATIVE_INFINITY;
+  for (const [j, p] of order.entries()) {
+    addPhrase(postings, phrases[p] as TermRange, idfs[p] as number, averageLength, scratch);
+    walked = j + 1;
+    left = remaining[j] as number;
+    // A partial score is at most the sum of the bounds walked: no k-th partial can exceed `left` before that.
+    if (total - left <= left && walked < order.length) continue;
+    threshold = kthPartial();
+    if (cannotReach(left, threshold)) break;
+  }
+  // The rows that may still reach the threshold; the others are cleared and forgotten.
+  const { marks } = scratch;
+  let candidates = 0;
+  for (let k = 0; k < scratch.scoredCount; k += 1) {
+    const row = scored[k] as number;
+    const partial = scores[row] as number;
+    scores[row] = 0;
+    if (cannotReach(partial + left, threshold) || !eligible(row)) continue;
+    marks[row] = 1;
+    scored[candidates++] = row;
+  }
+  // Their scores as FTS5 sums them: every phrase, in the query's order. Each candidate holds a phrase
+  // walked above, so the walk lists every one of them again.
+  scratch.scoredCount = 0;
+  for (const [p, phrase] of phrases.entries())
+    addPhrase(postings, phrase, idfs[p] as number, averageLength, scratch, marks);
+  for (let k = 0; k < scratch.scoredCount; k += 1) marks[scored[k] as number] = 0;
+  offerScored(search, best, false);
+  return true;
+}
+
+/** One segment's part of a search: its phrases (those with postings there) and which rows may be returned. */
+interface SegmentSearch {
+  readonly segment: WordSegment;
+  readonly scratch: Scratch;
+  readonly phrases: readonly TermRange[];
+  readonly idfs: readonly number[];
+  readonly eligible: (row: number) => boolean;
+  readonly averageLength: number;
+}
+
+const NO_TERMS: TermRange = { first: 0, end: 0 };
+
+/** Every posting of every phrase, in the query's order, then every row scored offered. */
+function rankExhaustively(search: SegmentSearch, best: TopK): void {
+  const { segment, scratch, phrases, idfs, averageLength } = search;
+  scratch.scoredCount = 0;
+  for (const [p, phrase] of phrases.entries())
+    addPhrase(segment.postings, phrase, idfs[p] as number, averageLength, scratch);
+  offerScored(search, best, true);
+}
+
+/**
+ * Offers the rows scored to the best k and clears their scores. Only the rows
+ * a posting scored are offered and cleared again: a search costs what its
+ * terms' postings do, not the rows of the segment
+ * (docs/retrieval.md#writes-at-scale).
+ */
+function offerScored(search: SegmentSearch, best: TopK, checkEligible: boolean): void {
+  const { segment, scratch, eligible } = search;
+  const { scores, scored } = scratch;
+  const { chunkIds } = segment.rows;
+  let threshold = best.threshold;
+  for (let k = 0; k < scratch.scoredCount; k += 1) {
+    const row = scored[k] as number;
+    const score = scores[row] as number;
+    scores[row] = 0;
+    if (score < threshold || (checkEligible && !eligible(row))) continue;
+    best.offer(row, chunkIds[row] ?? 0, score);
+    threshold = best.threshold;
   }
 }
 
@@ -150,6 +264,7 @@ function scratchOf(postings: WordPostings): Scratch {
       scoredCount: 0,
       frequencies: pageFloat64(rows),
       touched: pageUint32(rows),
+      marks: pageUint8(rows),
     };
     scratches.set(postings, scratch);
   }
@@ -161,46 +276,62 @@ function lengthNorm(length: number, averageLength: number): number {
   return K1 * (1 - B + (B * length) / averageLength);
 }
 
-/** One term's contribution to every row of the segment that holds it. */
-function addTerm(postings: WordPostings, term: number, idf: number, averageLength: number, scratch: Scratch): void {
-  const { offsets, rows, frequencies, lengths } = postings;
-  const { scores, scored } = scratch;
-  const start = offsets[term] ?? 0;
-  const end = offsets[term + 1] ?? 0;
-  // Indices come from the postings (rows < rowCount): `as number` only drops noUncheckedIndexedAccess's undefined.
-  for (let i = start; i < end; i += 1) {
-    const row = rows[i] as number;
-    const f = frequencies[i] as number;
-    const norm = lengthNorm(lengths[row] as number, averageLength);
-    const score = scores[row] as number;
-    if (score === 0) scored[scratch.scoredCount++] = row;
-    scores[row] = score + idf * ((f * K1_PLUS_ONE) / (f + norm));
-  }
-}
-
-/** A phrase of several terms (a prefix): its frequency in a row is the sum over its terms. */
+/**
+ * A phrase's contribution to every row of the segment that holds it, or only
+ * to the rows marked 1 in `marks`. A phrase of several terms (a prefix) has
+ * the sum of its terms' frequencies in a row.
+ */
 function addPhrase(
   postings: WordPostings,
   phrase: TermRange,
   idf: number,
   averageLength: number,
   scratch: Scratch,
+  marks?: Uint8Array,
 ): void {
-  const { offsets, rows, frequencies: postingFrequencies, lengths } = postings;
-  const { scores, scored, frequencies, touched } = scratch;
+  const { offsets, rows, frequencies: postingFrequencies } = postings;
+  const start = offsets[phrase.first] ?? 0;
+  const end = offsets[phrase.end] ?? 0;
+  // Indices come from the postings (rows < rowCount): `as number` only drops noUncheckedIndexedAccess's undefined.
+  if (phrase.end - phrase.first === 1) {
+    if (marks === undefined) {
+      for (let i = start; i < end; i += 1)
+        addScore(postings, scratch, rows[i] as number, postingFrequencies[i] as number, idf, averageLength);
+    } else {
+      for (let i = start; i < end; i += 1) {
+        const row = rows[i] as number;
+        if (marks[row] === 1) addScore(postings, scratch, row, postingFrequencies[i] as number, idf, averageLength);
+      }
+    }
+    return;
+  }
+  const { frequencies, touched } = scratch;
   let count = 0;
-  for (let i = offsets[phrase.first] ?? 0; i < (offsets[phrase.end] ?? 0); i += 1) {
+  for (let i = start; i < end; i += 1) {
     const row = rows[i] as number;
+    if (marks !== undefined && marks[row] !== 1) continue;
     if (frequencies[row] === 0) touched[count++] = row;
     frequencies[row] = (frequencies[row] as number) + (postingFrequencies[i] as number);
   }
   for (let k = 0; k < count; k += 1) {
     const row = touched[k] as number;
-    const f = frequencies[row] as number;
-    const norm = lengthNorm(lengths[row] as number, averageLength);
-    const score = scores[row] as number;
-    if (score === 0) scored[scratch.scoredCount++] = row;
-    scores[row] = score + idf * ((f * K1_PLUS_ONE) / (f + norm));
+    addScore(postings, scratch, row, frequencies[row] as number, idf, averageLength);
     frequencies[row] = 0;
   }
+}
+
+/** Adds idf·f·(k1 + 1)/(f + norm) to the row's score, FTS5's operations in its order. */
+function addScore(
+  postings: WordPostings,
+  scratch: Scratch,
+  row: number,
+  f: number,
+  idf: number,
+  averageLength: number,
+): void {
+  const { scores, scored } = scratch;
+  const norm = lengthNorm(postings.lengths[row] as number, averageLength);
+  const score = scores[row] as number;
+  if (score === 0) scored[scratch.scoredCount++] = row;
+  scores[row] = score + idf * ((f * K1_PLUS_ONE) / (f + norm));
 }
