@@ -1,0 +1,200 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { seededRandom } from '@notegate/kit/testing';
+import type { RowRange } from '../../src/vectors/vector-scan.js';
+import { Bm25Ranking, type SegmentedPhrase } from '../../src/words/bm25-ranking.js';
+import { countDeletedPostings } from '../../src/words/deleted-postings.js';
+import type { Fts5Totals } from '../../src/words/fts5-totals.js';
+import { cannotReach, kthLargest, pruningOrder } from '../../src/words/max-score.js';
+import { compareTerms, WordPostings } from '../../src/words/word-postings.js';
+import type { WordSegment } from '../../src/words/word-segment.js';
+
+/** Terms that share prefixes (`ce*` is several terms), from everywhere to nearly nowhere. */
+const TERMS = ['a', 'b', 'ce', 'cel', 'cell', 'cells', 'd', 'e', 'f', 'g', 'h', 'k', 'ke', 'key', 'keys', 'm', 'n', 'p', 'q', 'r'];
+/** Per term, the share of rows holding it: a few terms in most rows, most terms in few. */
+const SHARE = TERMS.map((_, t) => 0.9 / (1 + t) ** 1.3);
+
+interface Corpus {
+  readonly segments: WordSegment[];
+  readonly totals: Fts5Totals;
+}
+
+/**
+ * Random segments: rows of random terms and frequencies (title-like weights
+ * up to 3 per occurrence), some rows copied unchanged under another chunk id
+ * (exact ties), rows deleted, each term's postings in a random row order.
+ */
+function corpusOf(random: () => number): Corpus {
+  const segmentCount = 1 + Math.floor(random() * 3);
+  let nextChunkId = 1;
+  let liveRows = 0;
+  let tokens = 0;
+  const segments: WordSegment[] = [];
+  for (let s = 0; s < segmentCount; s += 1) {
+    const rowCount = 1 + Math.floor(random() * 160);
+    const rowTerms: Map<number, number>[] = [];
+    for (let row = 0; row < rowCount; row += 1) {
+      const copyOf = row > 0 && random() < 0.15 ? rowTerms[Math.floor(random() * row)] : undefined;
+      const terms = new Map(copyOf ?? []);
+      if (copyOf === undefined) {
+        TERMS.forEach((_, t) => {
+          if (random() < (SHARE[t] as number)) terms.set(t, 1 + Math.floor(random() * (random() < 0.1 ? 12 : 3)));
+        });
+      }
+      rowTerms.push(terms);
+    }
+    const lengths = Uint32Array.from(rowTerms, (terms) => [...terms.values()].reduce((a, f) => a + f, 0) + 3);
+    const byTerm = TERMS.map((_, t) => rowTerms.flatMap((terms, row) => (terms.has(t) ? [row] : [])));
+    for (const rows of byTerm) if (random() < 0.5) rows.sort(() => random() - 0.5);
+    const offsets = new Uint32Array(TERMS.length + 1);
+    byTerm.forEach((rows, t) => {
+      offsets[t + 1] = (offsets[t] as number) + rows.length;
+    });
+    const postings = new WordPostings({
+      terms: [...TERMS].sort(compareTerms),
+      offsets,
+      rows: Uint32Array.from(byTerm.flat()),
+      frequencies: Uint16Array.from(byTerm.flatMap((rows, t) => rows.map((row) => rowTerms[row]?.get(t) ?? 0))),
+      lengths,
+    });
+    const deleted = random() < 0.6 ? Uint8Array.from(lengths, () => (random() < 0.2 ? 1 : 0)) : undefined;
+    const chunkIds = Float64Array.from(lengths, () => nextChunkId++);
+    segments.push({
+      postings,
+      rows: { chunkIds, partitions: [] },
+      deleted,
+      deletedPostings: deleted && random() < 0.5 ? countDeletedPostings(postings, deleted) : undefined,
+    });
+    lengths.forEach((length, row) => {
+      tokens += length;
+      if (deleted?.[row] !== 1) liveRows += 1;
+    });
+  }
+  // FTS5 keeps deleted rows in its totals.
+  const extraRows = Math.floor(random() * 20);
+  return { segments, totals: { rows: liveRows + extraRows, tokens: tokens + extraRows * 7 } };
+}
+
+/** Ascending disjoint row ranges: the whole segment, nothing, or random pieces. */
+function rangesOf(random: () => number, rowCount: number): RowRange[] {
+  const r = random();
+  if (r < 0.4) return [[0, rowCount]];
+  if (r < 0.45) return [];
+  const ranges: RowRange[] = [];
+  let start = Math.floor(random() * 10);
+  while (start < rowCount) {
+    const end = Math.min(rowCount, start + 1 + Math.floor(random() * 40));
+    ranges.push([start, end]);
+    start = end + 1 + Math.floor(random() * 30);
+  }
+  return ranges;
+}
+
+function queryOf(random: () => number, segments: readonly WordSegment[]): SegmentedPhrase[] {
+  const count = 1 + Math.floor(random() * 10);
+  return Array.from({ length: count }, () => {
+    const prefix = random() < 0.15;
+    const token = prefix ? (['c', 'ce', 'ke', 'k'][Math.floor(random() * 4)] as string) : (TERMS[Math.floor(random() * TERMS.length)] as string);
+    return segments.map(({ postings }) => postings.range(token, prefix));
+  });
+}
+
+/**
+ * The ranking without any pruning: every live row in range scored, phrase
+ * after phrase in the query's order, with FTS5's operations.
+ */
+function exhaustive(
+  ranking: Bm25Ranking,
+  corpus: Corpus,
+  phrases: readonly SegmentedPhrase[],
+  ranges: readonly (readonly RowRange[])[],
+  limit: number,
+) {
+  const averageLength = corpus.totals.tokens / corpus.totals.rows;
+  const idfs = phrases.map((phrase) => ranking.idf(ranking.documentFrequency(phrase)));
+  const all: { row: number; chunkId: number; score: number }[] = [];
+  corpus.segments.forEach(({ postings, rows, deleted }, s) => {
+    for (let row = 0; row < postings.rowCount; row += 1) {
+      if (deleted?.[row] === 1 || !(ranges[s] ?? []).some(([start, end]) => row >= start && row < end)) continue;
+      let score = 0;
+      phrases.forEach((phrase, p) => {
+        const range = phrase[s];
+        if (range === undefined) return;
+        let f = 0;
+        for (let i = postings.offsets[range.first] as number; i < (postings.offsets[range.end] as number); i += 1) {
+          if (postings.rows[i] === row) f += postings.frequencies[i] as number;
+        }
+        if (f === 0) return;
+        const norm = 1.2 * (1 - 0.75 + (0.75 * (postings.lengths[row] as number)) / averageLength);
+        score = score + (idfs[p] as number) * ((f * 2.2) / (f + norm));
+      });
+      if (score > 0) all.push({ row, chunkId: rows.chunkIds[row] as number, score });
+    }
+  });
+  return all.sort((a, b) => b.score - a.score || a.chunkId - b.chunkId).slice(0, limit);
+}
+
+describe('Bm25Ranking', () => {
+  it('ranks as scoring every row does, row for row and bit for bit, however much it prunes', () => {
+    const random = seededRandom(26);
+    let compared = 0;
+    for (let round = 0; round < 300; round += 1) {
+      const corpus = corpusOf(random);
+      const ranking = new Bm25Ranking(corpus.segments, corpus.totals, Math.log);
+      const rows = corpus.segments.reduce((sum, { postings }) => sum + postings.rowCount, 0);
+      for (let q = 0; q < 8; q += 1) {
+        const phrases = queryOf(random, corpus.segments);
+        const ranges = corpus.segments.map(({ postings }) => rangesOf(random, postings.rowCount));
+        const limit = [1, 2, 5, 10, 40, rows, rows + 3][Math.floor(random() * 7)] as number;
+        const expected = exhaustive(ranking, corpus, phrases, ranges, limit);
+        const ranked = ranking.rank(phrases, (s) => ranges[s] ?? [], limit);
+        assert.deepEqual(ranked, expected, `round ${round}, query ${q}, limit ${limit}`);
+        // And again: the scratch arrays are left clean.
+        assert.deepEqual(ranking.rank(phrases, (s) => ranges[s] ?? [], limit), expected);
+        compared += expected.length;
+      }
+    }
+    assert.ok(compared > 20_000, `compared ${compared} rows`);
+  });
+});
+
+describe('MaxScore', () => {
+  it('prunes a bound only strictly below the threshold, with room for rounding', () => {
+    // [upper bound, threshold, cannot reach]
+    const cases: readonly (readonly [number, number, boolean])[] = [
+      [1, 2, true],
+      [2, 2, false],
+      [2 - 1e-12, 2, false],
+      [2 - 1e-6, 2, true],
+      [5, Number.NEGATIVE_INFINITY, false],
+      [0, 1e-9, true],
+    ];
+    for (const [bound, threshold, expected] of cases) {
+      assert.equal(cannotReach(bound, threshold), expected, `${bound} against ${threshold}`);
+    }
+  });
+
+  it('orders phrases by bound, largest first, and sums the bounds after each', () => {
+    const { order, remaining, total } = pruningOrder([1, 4, 0.5, 4, 2]);
+    assert.deepEqual(order, [1, 3, 4, 0, 2]);
+    assert.deepEqual([...remaining], [7.5, 3.5, 1.5, 0.5, 0]);
+    assert.equal(total, 11.5);
+    assert.deepEqual(pruningOrder([]).order, []);
+  });
+
+  it('finds the k-th largest value, skipping the values left out', () => {
+    const values = [3, 9, undefined, 1, 9, 4, 7, undefined, 2];
+    const at = (i: number) => values[i];
+    // [k, k-th largest]
+    const cases: readonly (readonly [number, number])[] = [
+      [1, 9],
+      [2, 9],
+      [3, 7],
+      [4, 4],
+      [7, 1],
+      [8, Number.NEGATIVE_INFINITY],
+      [0, Number.NEGATIVE_INFINITY],
+    ];
+    for (const [k, expected] of cases) assert.equal(kthLargest(k, values.length, at), expected, `k ${k}`);
+  });
+});
