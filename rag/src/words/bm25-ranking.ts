@@ -2,7 +2,7 @@ import { pageFloat64, pageUint8, pageUint32 } from '../vectors/page-arrays.js';
 import { type ScoredRow, TopK } from '../vectors/top-k.js';
 import type { RowRange } from '../vectors/vector-scan.js';
 import type { Fts5Totals } from './fts5-totals.js';
-import { cannotReach, kthLargest, pruningOrder } from './max-score.js';
+import { boundLeft, byBound, cannotReach, firstWalked, kthLargest } from './max-score.js';
 import { saturationBound } from './term-bounds.js';
 import type { TermRange, WordPostings } from './word-postings.js';
 import type { WordSegment } from './word-segment.js';
@@ -119,40 +119,31 @@ export class Bm25Ranking {
         eligible: (row) => segment.deleted?.[row] !== 1 && (everyRow || inRanges(ranges, row)),
         averageLength: this.averageLength,
       };
-      if (!rankPruned(search, best, limit)) rankExhaustively(search, best);
+      if (present.length > 0 && !rankPruned(search, best, limit)) rankExhaustively(search, best);
     });
     return best.sorted();
   }
 }
 
 /**
- * MaxScore over one segment (docs/retrieval.md#lexical-leg): phrases from
- * the largest bound of their contribution down, each added in full, until
- * the phrases left could not lift a row holding none of the walked ones to
- * the k-th best partial score so far; then only the rows that may still
- * reach it are scored, phrase by phrase in the query's order, as
- * `rankExhaustively` scores every row. False, having done nothing, when the
- * phrases that would have to be walked in any case hold most of the
- * postings: pruning would then save less than it costs.
+ * MaxScore over one segment (docs/retrieval.md#lexical-leg): the cheap
+ * phrases and those with the largest bounds of their contribution are added
+ * in full, until the phrases left could not lift a row holding none of the
+ * walked ones to the k-th best partial score so far; then only the rows that
+ * may still reach it are scored, every phrase in the query's order, as
+ * `rankExhaustively` scores every row. False, having done nothing, when
+ * pruning would save less than it costs (`firstWalked`).
  */
 function rankPruned(search: SegmentSearch, best: TopK, limit: number): boolean {
   const { segment, scratch, phrases, idfs, eligible, averageLength } = search;
   const { postings } = segment;
-  const { order, remaining, total } = pruningOrder(
-    phrases.map(
-      (phrase, p) => (idfs[p] as number) * K1_PLUS_ONE * saturationBound(postings, phrase, averageLength, K1, B),
-    ),
-  );
-  if (order.length === 0 || cannotReach(total, best.threshold)) return true;
-  // The phrases walked in full in any case: until their bounds sum above the bounds of the rest.
-  let allPostings = 0;
-  for (const phrase of phrases) allPostings += postings.postingCount(phrase);
-  let walkedPostings = 0;
-  for (const [j, p] of order.entries()) {
-    walkedPostings += postings.postingCount(phrases[p] as TermRange);
-    if (total - (remaining[j] as number) > (remaining[j] as number)) break;
-  }
-  if (walkedPostings * 2 > allPostings) return false;
+  const costs = phrases.map((phrase, p) => ({
+    bound: (idfs[p] as number) * K1_PLUS_ONE * saturationBound(postings, phrase, averageLength, K1, B),
+    postings: postings.postingCount(phrase),
+  }));
+  if (cannotReach(boundLeft(costs, []), best.threshold)) return true;
+  const walked = firstWalked(costs);
+  if (walked === undefined) return false;
 
   const { scores, scored } = scratch;
   scratch.scoredCount = 0;
@@ -164,19 +155,16 @@ function rankPruned(search: SegmentSearch, best: TopK, limit: number): boolean {
         return eligible(row) ? scores[row] : undefined;
       }),
     );
-  let walked = 0;
-  let left = total;
-  let threshold = Number.NEGATIVE_INFINITY;
-  for (const [j, p] of order.entries()) {
+  for (const p of walked) addPhrase(postings, phrases[p] as TermRange, idfs[p] as number, averageLength, scratch);
+  let threshold = kthPartial();
+  for (const p of byBound(costs, walked)) {
+    if (cannotReach(boundLeft(costs, walked), threshold)) break;
     addPhrase(postings, phrases[p] as TermRange, idfs[p] as number, averageLength, scratch);
-    walked = j + 1;
-    left = remaining[j] as number;
-    // A partial score is at most the sum of the bounds walked: no k-th partial can exceed `left` before that.
-    if (total - left <= left && walked < order.length) continue;
+    walked.push(p);
     threshold = kthPartial();
-    if (cannotReach(left, threshold)) break;
   }
   // The rows that may still reach the threshold; the others are cleared and forgotten.
+  const left = boundLeft(costs, walked);
   const { marks } = scratch;
   let candidates = 0;
   for (let k = 0; k < scratch.scoredCount; k += 1) {
@@ -190,8 +178,7 @@ function rankPruned(search: SegmentSearch, best: TopK, limit: number): boolean {
   // Their scores as FTS5 sums them: every phrase, in the query's order. Each candidate holds a phrase
   // walked above, so the walk lists every one of them again.
   scratch.scoredCount = 0;
-  for (const [p, phrase] of phrases.entries())
-    addPhrase(postings, phrase, idfs[p] as number, averageLength, scratch, marks);
+  for (const [p, phrase] of phrases.entries()) addPhrase(postings, phrase, idfs[p] as number, averageLength, scratch, marks);
   for (let k = 0; k < scratch.scoredCount; k += 1) marks[scored[k] as number] = 0;
   offerScored(search, best, false);
   return true;

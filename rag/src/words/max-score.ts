@@ -22,26 +22,60 @@ export function cannotReach(upperBound: number, threshold: number): boolean {
   return upperBound + Math.abs(threshold) * RELATIVE_SLACK < threshold;
 }
 
-/** The order in which phrases are walked, and what the phrases after each one can add at most. */
-export interface PruningOrder {
-  /** Indices of the phrases, largest bound first (ties in the given order). */
-  readonly order: readonly number[];
-  /** `remaining[j]`: the sum of the bounds of `order[j + 1 …]`; `remaining[-1]` is `total`. */
-  readonly remaining: Float64Array;
-  /** The sum of every bound. */
-  readonly total: number;
+/**
+ * A phrase walked in full costs a pass over its postings wherever its rows
+ * are; one whose postings are at most this share of the query's is walked in
+ * any case, which leaves fewer rows in the running for less than the common
+ * phrases would cost.
+ */
+const CHEAP_SHARE = 1 / 16;
+
+/** What a phrase can add to a row's score at most, and how many postings walking it costs. */
+export interface PhraseCost {
+  readonly bound: number;
+  readonly postings: number;
 }
 
-/** Phrases from the largest upper bound of their contribution down, with the suffix sums of the bounds. */
-export function pruningOrder(bounds: readonly number[]): PruningOrder {
-  const order = bounds.map((_, p) => p).sort((a, b) => (bounds[b] as number) - (bounds[a] as number) || a - b);
-  const remaining = new Float64Array(order.length);
-  let sum = 0;
-  for (let j = order.length - 1; j >= 0; j -= 1) {
-    remaining[j] = sum;
-    sum += bounds[order[j] as number] as number;
+/**
+ * The phrases to walk in full first: every cheap one, then the others from
+ * the largest bound down until the walked bounds sum above the bounds of the
+ * rest (before that no threshold can exclude a row holding no walked phrase).
+ * Undefined when those hold more than half of the postings: pruning would
+ * save less than it costs.
+ */
+export function firstWalked(phrases: readonly PhraseCost[]): number[] | undefined {
+  let all = 0;
+  for (const { postings } of phrases) all += postings;
+  const walked = phrases.flatMap(({ postings }, p) => (postings <= all * CHEAP_SHARE ? [p] : []));
+  for (const p of byBound(phrases, walked)) {
+    if (boundOf(phrases, walked) > boundLeft(phrases, walked)) break;
+    walked.push(p);
   }
-  return { order, remaining, total: sum };
+  let postings = 0;
+  for (const p of walked) postings += phrases[p]?.postings ?? 0;
+  return postings * 2 > all ? undefined : walked;
+}
+
+/** The phrases not in `walked`, largest bound first (ties in the given order). */
+export function byBound(phrases: readonly PhraseCost[], walked: readonly number[]): number[] {
+  return phrases
+    .flatMap((_, p) => (walked.includes(p) ? [] : [p]))
+    .sort((a, b) => (phrases[b]?.bound ?? 0) - (phrases[a]?.bound ?? 0) || a - b);
+}
+
+/** The sum of the bounds of the phrases not in `walked`: the most a row holding none of those can score. */
+export function boundLeft(phrases: readonly PhraseCost[], walked: readonly number[]): number {
+  let sum = 0;
+  phrases.forEach(({ bound }, p) => {
+    if (!walked.includes(p)) sum += bound;
+  });
+  return sum;
+}
+
+function boundOf(phrases: readonly PhraseCost[], walked: readonly number[]): number {
+  let sum = 0;
+  for (const p of walked) sum += phrases[p]?.bound ?? 0;
+  return sum;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { RowRange } from '../../src/vectors/vector-scan.js';
 import { Bm25Ranking, type SegmentedPhrase } from '../../src/words/bm25-ranking.js';
 import { countDeletedPostings } from '../../src/words/deleted-postings.js';
 import type { Fts5Totals } from '../../src/words/fts5-totals.js';
-import { cannotReach, kthLargest, pruningOrder } from '../../src/words/max-score.js';
+import { boundLeft, byBound, cannotReach, firstWalked, kthLargest } from '../../src/words/max-score.js';
 import { compareTerms, WordPostings } from '../../src/words/word-postings.js';
 import type { WordSegment } from '../../src/words/word-segment.js';
 
@@ -174,12 +174,22 @@ describe('MaxScore', () => {
     }
   });
 
-  it('orders phrases by bound, largest first, and sums the bounds after each', () => {
-    const { order, remaining, total } = pruningOrder([1, 4, 0.5, 4, 2]);
-    assert.deepEqual(order, [1, 3, 4, 0, 2]);
-    assert.deepEqual([...remaining], [7.5, 3.5, 1.5, 0.5, 0]);
-    assert.equal(total, 11.5);
-    assert.deepEqual(pruningOrder([]).order, []);
+  it('walks the cheap phrases and the largest bounds first, unless that is most of the postings', () => {
+    const phrases = (list: readonly (readonly [number, number])[]) => list.map(([bound, postings]) => ({ bound, postings }));
+    // [phrases as [bound, postings], walked first]
+    const cases: readonly (readonly [string, readonly (readonly [number, number])[], number[] | undefined])[] = [
+      ['rare terms first, common ones left', [[1, 5000], [9, 40], [0.1, 9000], [8, 60], [2, 3000]], [1, 3]],
+      ['a cheap phrase is walked whatever its bound', [[1, 5000], [9, 700], [0.1, 20], [8, 800], [2, 4000]], [2, 1, 3]],
+      ['ties in the order given', [[5, 1000], [5, 1000], [5, 1000], [1, 10000]], [0, 1]],
+      ['the bounds to walk hold most postings', [[9, 9000], [1, 100], [1, 100]], undefined],
+      ['one phrase', [[3, 10]], undefined],
+      ['none', [], []],
+    ];
+    for (const [name, list, expected] of cases) assert.deepEqual(firstWalked(phrases(list)), expected, name);
+    const list = phrases([[1, 5], [4, 5], [0.5, 5], [4, 5], [2, 5]]);
+    assert.deepEqual(byBound(list, [1]), [3, 4, 0, 2]);
+    assert.equal(boundLeft(list, [1, 4]), 5.5);
+    assert.equal(boundLeft(list, []), 11.5);
   });
 
   it('finds the k-th largest value, skipping the values left out', () => {
