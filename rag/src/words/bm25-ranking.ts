@@ -3,7 +3,8 @@ import { type ScoredRow, TopK } from '../vectors/top-k.js';
 import type { RowRange } from '../vectors/vector-scan.js';
 import type { Fts5Totals } from './fts5-totals.js';
 import { boundLeft, byBound, cannotReach, firstWalked, kthLargest } from './max-score.js';
-import { saturationBound } from './term-bounds.js';
+import { firstAtLeast } from './posting-lookup.js';
+import { inChunkOrder, saturationBound } from './term-bounds.js';
 import type { TermRange, WordPostings } from './word-postings.js';
 import type { WordSegment } from './word-segment.js';
 
@@ -34,6 +35,8 @@ interface Scratch {
   readonly touched: Uint32Array;
   /** 1 for the rows still in the running while a pruned search scores them (`rankPruned`); 0 between searches. */
   readonly marks: Uint8Array;
+  /** Those rows, the first so many. */
+  readonly candidates: Uint32Array;
 }
 
 const scratches = new WeakMap<WordPostings, Scratch>();
@@ -138,7 +141,10 @@ function rankPruned(search: SegmentSearch, best: TopK, limit: number): boolean {
   const { segment, scratch, phrases, idfs, eligible, averageLength } = search;
   const { postings } = segment;
   const costs = phrases.map((phrase, p) => ({
-    bound: (idfs[p] as number) * K1_PLUS_ONE * saturationBound(postings, phrase, averageLength, K1, B),
+    bound:
+      (idfs[p] as number) *
+      K1_PLUS_ONE *
+      saturationBound(postings, segment.rows.chunkIds, phrase, averageLength, K1, B),
     postings: postings.postingCount(phrase),
   }));
   if (cannotReach(boundLeft(costs, []), best.threshold)) return true;
@@ -165,23 +171,63 @@ function rankPruned(search: SegmentSearch, best: TopK, limit: number): boolean {
   }
   // The rows that may still reach the threshold; the others are cleared and forgotten.
   const left = boundLeft(costs, walked);
-  const { marks } = scratch;
-  let candidates = 0;
+  const { marks, candidates } = scratch;
+  let count = 0;
   for (let k = 0; k < scratch.scoredCount; k += 1) {
     const row = scored[k] as number;
     const partial = scores[row] as number;
     scores[row] = 0;
     if (cannotReach(partial + left, threshold) || !eligible(row)) continue;
     marks[row] = 1;
-    scored[candidates++] = row;
+    candidates[count++] = row;
   }
   // Their scores as FTS5 sums them: every phrase, in the query's order. Each candidate holds a phrase
-  // walked above, so the walk lists every one of them again.
+  // walked above, so it is listed as scored again.
+  const list = candidates.subarray(0, count).sort();
+  const { chunkIds } = segment.rows;
   scratch.scoredCount = 0;
-  for (const [p, phrase] of phrases.entries()) addPhrase(postings, phrase, idfs[p] as number, averageLength, scratch, marks);
-  for (let k = 0; k < scratch.scoredCount; k += 1) marks[scored[k] as number] = 0;
+  for (const [p, phrase] of phrases.entries()) {
+    const idf = idfs[p] as number;
+    const byLookup =
+      phrase.end - phrase.first === 1 &&
+      count * LOOKUP_FACTOR < (costs[p]?.postings ?? 0) &&
+      inChunkOrder(postings, chunkIds, phrase.first);
+    if (byLookup) addTermByLookup(postings, chunkIds, phrase.first, idf, averageLength, scratch, list);
+    else addPhrase(postings, phrase, idf, averageLength, scratch, marks);
+  }
+  for (const row of list) marks[row] = 0;
   offerScored(search, best, false);
   return true;
+}
+
+/**
+ * A term's contribution to the rows of `list` (ascending) alone, each found
+ * in the term's postings, which are in chunk id order, from where the
+ * previous one was (from the start again where the list's chunk ids fall:
+ * rows are in chunk id order within each vault and namespace).
+ */
+function addTermByLookup(
+  postings: WordPostings,
+  chunkIds: Float64Array,
+  term: number,
+  idf: number,
+  averageLength: number,
+  scratch: Scratch,
+  list: Uint32Array,
+): void {
+  const { offsets, rows, frequencies } = postings;
+  const start = offsets[term] as number;
+  const end = offsets[term + 1] as number;
+  const keyAt = (i: number) => chunkIds[rows[i] as number] as number;
+  let at = start;
+  let previous = Number.NEGATIVE_INFINITY;
+  for (const row of list) {
+    const key = chunkIds[row] as number;
+    if (key < previous) at = start;
+    previous = key;
+    at = firstAtLeast(keyAt, at, end, key);
+    if (at < end && rows[at] === row) addScore(postings, scratch, row, frequencies[at] as number, idf, averageLength);
+  }
 }
 
 /** One segment's part of a search: its phrases (those with postings there) and which rows may be returned. */
@@ -195,6 +241,13 @@ interface SegmentSearch {
 }
 
 const NO_TERMS: TermRange = { first: 0, end: 0 };
+/**
+ * A term is looked up for each row still in the running, rather than walked,
+ * when it has this many times more postings than there are such rows: a
+ * lookup costs a few steps of a binary search where a walk costs one step a
+ * posting.
+ */
+const LOOKUP_FACTOR = 8;
 
 /** Every posting of every phrase, in the query's order, then every row scored offered. */
 function rankExhaustively(search: SegmentSearch, best: TopK): void {
@@ -252,6 +305,7 @@ function scratchOf(postings: WordPostings): Scratch {
       frequencies: pageFloat64(rows),
       touched: pageUint32(rows),
       marks: pageUint8(rows),
+      candidates: pageUint32(rows),
     };
     scratches.set(postings, scratch);
   }

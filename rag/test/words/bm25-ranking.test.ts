@@ -6,11 +6,33 @@ import { Bm25Ranking, type SegmentedPhrase } from '../../src/words/bm25-ranking.
 import { countDeletedPostings } from '../../src/words/deleted-postings.js';
 import type { Fts5Totals } from '../../src/words/fts5-totals.js';
 import { boundLeft, byBound, cannotReach, firstWalked, kthLargest } from '../../src/words/max-score.js';
+import { firstAtLeast } from '../../src/words/posting-lookup.js';
 import { compareTerms, WordPostings } from '../../src/words/word-postings.js';
 import type { WordSegment } from '../../src/words/word-segment.js';
 
 /** Terms that share prefixes (`ce*` is several terms), from everywhere to nearly nowhere. */
-const TERMS = ['a', 'b', 'ce', 'cel', 'cell', 'cells', 'd', 'e', 'f', 'g', 'h', 'k', 'ke', 'key', 'keys', 'm', 'n', 'p', 'q', 'r'];
+const TERMS = [
+  'a',
+  'b',
+  'ce',
+  'cel',
+  'cell',
+  'cells',
+  'd',
+  'e',
+  'f',
+  'g',
+  'h',
+  'k',
+  'ke',
+  'key',
+  'keys',
+  'm',
+  'n',
+  'p',
+  'q',
+  'r',
+];
 /** Per term, the share of rows holding it: a few terms in most rows, most terms in few. */
 const SHARE = TERMS.map((_, t) => 0.9 / (1 + t) ** 1.3);
 
@@ -22,7 +44,8 @@ interface Corpus {
 /**
  * Random segments: rows of random terms and frequencies (title-like weights
  * up to 3 per occurrence), some rows copied unchanged under another chunk id
- * (exact ties), rows deleted, each term's postings in a random row order.
+ * (exact ties), rows deleted, each term's postings in chunk id order, row
+ * order or none.
  */
 function corpusOf(random: () => number): Corpus {
   const segmentCount = 1 + Math.floor(random() * 3);
@@ -44,8 +67,20 @@ function corpusOf(random: () => number): Corpus {
       rowTerms.push(terms);
     }
     const lengths = Uint32Array.from(rowTerms, (terms) => [...terms.values()].reduce((a, f) => a + f, 0) + 3);
+    // Chunk ids ascending by row, or in two interleaved runs (rows grouped by vault, ids given file by file).
+    const half = Math.ceil(rowCount / 2);
+    const interleaved = random() < 0.5;
+    const chunkIds = Float64Array.from(lengths, (_, row) =>
+      interleaved ? nextChunkId + (row < half ? 2 * row + 1 : 2 * (row - half)) : nextChunkId + row,
+    );
+    nextChunkId += 2 * rowCount + 1;
+    // Each term's postings in chunk id order (as FTS5 lists them), in row order, or in no order.
     const byTerm = TERMS.map((_, t) => rowTerms.flatMap((terms, row) => (terms.has(t) ? [row] : [])));
-    for (const rows of byTerm) if (random() < 0.5) rows.sort(() => random() - 0.5);
+    for (const rows of byTerm) {
+      const r = random();
+      if (r < 0.4) rows.sort((a, b) => (chunkIds[a] as number) - (chunkIds[b] as number));
+      else if (r < 0.6) rows.sort(() => random() - 0.5);
+    }
     const offsets = new Uint32Array(TERMS.length + 1);
     byTerm.forEach((rows, t) => {
       offsets[t + 1] = (offsets[t] as number) + rows.length;
@@ -58,7 +93,6 @@ function corpusOf(random: () => number): Corpus {
       lengths,
     });
     const deleted = random() < 0.6 ? Uint8Array.from(lengths, () => (random() < 0.2 ? 1 : 0)) : undefined;
-    const chunkIds = Float64Array.from(lengths, () => nextChunkId++);
     segments.push({
       postings,
       rows: { chunkIds, partitions: [] },
@@ -94,7 +128,9 @@ function queryOf(random: () => number, segments: readonly WordSegment[]): Segmen
   const count = 1 + Math.floor(random() * 10);
   return Array.from({ length: count }, () => {
     const prefix = random() < 0.15;
-    const token = prefix ? (['c', 'ce', 'ke', 'k'][Math.floor(random() * 4)] as string) : (TERMS[Math.floor(random() * TERMS.length)] as string);
+    const token = prefix
+      ? (['c', 'ce', 'ke', 'k'][Math.floor(random() * 4)] as string)
+      : (TERMS[Math.floor(random() * TERMS.length)] as string);
     return segments.map(({ postings }) => postings.range(token, prefix));
   });
 }
@@ -150,7 +186,10 @@ describe('Bm25Ranking', () => {
         const ranked = ranking.rank(phrases, (s) => ranges[s] ?? [], limit);
         assert.deepEqual(ranked, expected, `round ${round}, query ${q}, limit ${limit}`);
         // And again: the scratch arrays are left clean.
-        assert.deepEqual(ranking.rank(phrases, (s) => ranges[s] ?? [], limit), expected);
+        assert.deepEqual(
+          ranking.rank(phrases, (s) => ranges[s] ?? [], limit),
+          expected,
+        );
         compared += expected.length;
       }
     }
@@ -175,18 +214,62 @@ describe('MaxScore', () => {
   });
 
   it('walks the cheap phrases and the largest bounds first, unless that is most of the postings', () => {
-    const phrases = (list: readonly (readonly [number, number])[]) => list.map(([bound, postings]) => ({ bound, postings }));
+    const phrases = (list: readonly (readonly [number, number])[]) =>
+      list.map(([bound, postings]) => ({ bound, postings }));
     // [phrases as [bound, postings], walked first]
     const cases: readonly (readonly [string, readonly (readonly [number, number])[], number[] | undefined])[] = [
-      ['rare terms first, common ones left', [[1, 5000], [9, 40], [0.1, 9000], [8, 60], [2, 3000]], [1, 3]],
-      ['a cheap phrase is walked whatever its bound', [[1, 5000], [9, 700], [0.1, 20], [8, 800], [2, 4000]], [2, 1, 3]],
-      ['ties in the order given', [[5, 1000], [5, 1000], [5, 1000], [1, 10000]], [0, 1]],
-      ['the bounds to walk hold most postings', [[9, 9000], [1, 100], [1, 100]], undefined],
+      [
+        'rare terms first, common ones left',
+        [
+          [1, 5000],
+          [9, 40],
+          [0.1, 9000],
+          [8, 60],
+          [2, 3000],
+        ],
+        [1, 3],
+      ],
+      [
+        'a cheap phrase is walked whatever its bound',
+        [
+          [1, 5000],
+          [9, 700],
+          [0.1, 20],
+          [8, 800],
+          [2, 4000],
+        ],
+        [2, 1, 3],
+      ],
+      [
+        'ties in the order given',
+        [
+          [5, 1000],
+          [5, 1000],
+          [5, 1000],
+          [1, 10000],
+        ],
+        [0, 1],
+      ],
+      [
+        'the bounds to walk hold most postings',
+        [
+          [9, 9000],
+          [1, 100],
+          [1, 100],
+        ],
+        undefined,
+      ],
       ['one phrase', [[3, 10]], undefined],
       ['none', [], []],
     ];
     for (const [name, list, expected] of cases) assert.deepEqual(firstWalked(phrases(list)), expected, name);
-    const list = phrases([[1, 5], [4, 5], [0.5, 5], [4, 5], [2, 5]]);
+    const list = phrases([
+      [1, 5],
+      [4, 5],
+      [0.5, 5],
+      [4, 5],
+      [2, 5],
+    ]);
     assert.deepEqual(byBound(list, [1]), [3, 4, 0, 2]);
     assert.equal(boundLeft(list, [1, 4]), 5.5);
     assert.equal(boundLeft(list, []), 11.5);
@@ -206,5 +289,20 @@ describe('MaxScore', () => {
       [0, Number.NEGATIVE_INFINITY],
     ];
     for (const [k, expected] of cases) assert.equal(kthLargest(k, values.length, at), expected, `k ${k}`);
+  });
+});
+
+describe('firstAtLeast', () => {
+  it('finds the first key at least the one asked, from any start, in runs of any length', () => {
+    const keys = [2, 3, 5, 8, 13, 21, 34, 55, 89, 144];
+    const keyAt = (i: number) => keys[i] as number;
+    for (let from = 0; from <= keys.length; from += 1) {
+      for (let key = 0; key <= 150; key += 1) {
+        let expected = from;
+        while (expected < keys.length && keyAt(expected) < key) expected += 1;
+        assert.equal(firstAtLeast(keyAt, from, keys.length, key), expected, `key ${key} from ${from}`);
+      }
+    }
+    assert.equal(firstAtLeast(keyAt, 3, 3, 100), 3, 'an empty run');
   });
 });
