@@ -169,32 +169,56 @@ function rankPruned(search: SegmentSearch, best: TopK, limit: number): boolean {
     walked.push(p);
     threshold = kthPartial();
   }
-  // The rows that may still reach the threshold; the others are cleared and forgotten.
-  const left = boundLeft(costs, walked);
+  // The rows that may still reach the threshold, their partial scores kept; the others are cleared.
   const { marks, candidates } = scratch;
   let count = 0;
+  let left = boundLeft(costs, walked);
   for (let k = 0; k < scratch.scoredCount; k += 1) {
     const row = scored[k] as number;
-    const partial = scores[row] as number;
-    scores[row] = 0;
-    if (cannotReach(partial + left, threshold) || !eligible(row)) continue;
+    if (cannotReach((scores[row] as number) + left, threshold) || !eligible(row)) {
+      scores[row] = 0;
+      continue;
+    }
     marks[row] = 1;
     candidates[count++] = row;
   }
-  // Their scores as FTS5 sums them: every phrase, in the query's order. Each candidate holds a phrase
-  // walked above, so it is listed as scored again.
-  const list = candidates.subarray(0, count).sort();
-  const { chunkIds } = segment.rows;
-  scratch.scoredCount = 0;
-  for (const [p, phrase] of phrases.entries()) {
+  let list = candidates.subarray(0, count).sort();
+  const addTo = (p: number, rows: Uint32Array) => {
+    const phrase = phrases[p] as TermRange;
     const idf = idfs[p] as number;
     const byLookup =
       phrase.end - phrase.first === 1 &&
-      count * LOOKUP_FACTOR < (costs[p]?.postings ?? 0) &&
-      inChunkOrder(postings, chunkIds, phrase.first);
-    if (byLookup) addTermByLookup(postings, chunkIds, phrase.first, idf, averageLength, scratch, list);
+      rows.length * LOOKUP_FACTOR < (costs[p]?.postings ?? 0) &&
+      inChunkOrder(postings, segment.rows.chunkIds, phrase.first);
+    if (byLookup) addTermByLookup(postings, segment.rows.chunkIds, phrase.first, idf, averageLength, scratch, rows);
     else addPhrase(postings, phrase, idf, averageLength, scratch, marks);
+  };
+  // The phrases left, largest bound first, for those rows alone: each one lowers what the rest can add,
+  // and may raise the threshold, so fewer rows stay in the running for the next.
+  for (const p of byBound(costs, walked)) {
+    addTo(p, list);
+    walked.push(p);
+    left = boundLeft(costs, walked);
+    threshold = Math.max(
+      threshold,
+      kthLargest(limit, list.length, (k) => scores[list[k] as number]),
+    );
+    let kept = 0;
+    for (const row of list) {
+      if (cannotReach((scores[row] as number) + left, threshold)) {
+        scores[row] = 0;
+        marks[row] = 0;
+      } else {
+        list[kept++] = row;
+      }
+    }
+    list = list.subarray(0, kept);
   }
+  // Their scores as FTS5 sums them: every phrase, in the query's order. Each row left holds a phrase,
+  // so it is listed as scored again.
+  for (const row of list) scores[row] = 0;
+  scratch.scoredCount = 0;
+  for (const p of phrases.keys()) addTo(p, list);
   for (const row of list) marks[row] = 0;
   offerScored(search, best, false);
   return true;
