@@ -153,14 +153,15 @@ function rankPruned(search: SegmentSearch, best: TopK, limit: number): boolean {
 
   const { scores, scored } = scratch;
   scratch.scoredCount = 0;
-  const kthPartial = () =>
-    Math.max(
-      best.threshold,
-      kthLargest(limit, scratch.scoredCount, (k) => {
-        const row = scored[k] as number;
-        return eligible(row) ? scores[row] : undefined;
-      }),
-    );
+  const kthPartial = () => {
+    const partials = new Float64Array(scratch.scoredCount);
+    let count = 0;
+    for (let k = 0; k < scratch.scoredCount; k += 1) {
+      const row = scored[k] as number;
+      if (eligible(row)) partials[count++] = scores[row] as number;
+    }
+    return Math.max(best.threshold, kthLargest(limit, partials.subarray(0, count)));
+  };
   for (const p of walked) addPhrase(postings, phrases[p] as TermRange, idfs[p] as number, averageLength, scratch);
   let threshold = kthPartial();
   for (const p of byBound(costs, walked)) {
@@ -201,7 +202,10 @@ function rankPruned(search: SegmentSearch, best: TopK, limit: number): boolean {
     left = boundLeft(costs, walked);
     threshold = Math.max(
       threshold,
-      kthLargest(limit, list.length, (k) => scores[list[k] as number]),
+      kthLargest(
+        limit,
+        Float64Array.from(list, (row) => scores[row] as number),
+      ),
     );
     let kept = 0;
     for (const row of list) {
@@ -372,8 +376,7 @@ function addPhrase(
   // Indices come from the postings (rows < rowCount): `as number` only drops noUncheckedIndexedAccess's undefined.
   if (phrase.end - phrase.first === 1) {
     if (marks === undefined) {
-      for (let i = start; i < end; i += 1)
-        addScore(postings, scratch, rows[i] as number, postingFrequencies[i] as number, idf, averageLength);
+      addTerm(postings, phrase.first, idf, averageLength, scratch);
     } else {
       for (let i = start; i < end; i += 1) {
         const row = rows[i] as number;
@@ -397,7 +400,26 @@ function addPhrase(
   }
 }
 
-/** Adds idf·f·(k1 + 1)/(f + norm) to the row's score, FTS5's operations in its order. */
+/**
+ * One term's contribution to every row of the segment that holds it: the
+ * loop most of a search's time goes to, kept free of anything else.
+ */
+function addTerm(postings: WordPostings, term: number, idf: number, averageLength: number, scratch: Scratch): void {
+  const { offsets, rows, frequencies, lengths } = postings;
+  const { scores, scored } = scratch;
+  const start = offsets[term] ?? 0;
+  const end = offsets[term + 1] ?? 0;
+  for (let i = start; i < end; i += 1) {
+    const row = rows[i] as number;
+    const f = frequencies[i] as number;
+    const norm = lengthNorm(lengths[row] as number, averageLength);
+    const score = scores[row] as number;
+    if (score === 0) scored[scratch.scoredCount++] = row;
+    scores[row] = score + idf * ((f * K1_PLUS_ONE) / (f + norm));
+  }
+}
+
+/** Adds idf·f·(k1 + 1)/(f + norm) to the row's score, FTS5's operations in its order (as `addTerm`). */
 function addScore(
   postings: WordPostings,
   scratch: Scratch,

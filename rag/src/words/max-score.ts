@@ -79,17 +79,14 @@ function boundOf(phrases: readonly PhraseCost[], walked: readonly number[]): num
 }
 
 /**
- * The k-th largest of `count` values read through `valueAt`, -Infinity when
- * there are fewer than k: a min-heap of the k largest so far, so most values
- * cost one comparison.
+ * The k-th largest of `values`, -Infinity when there are fewer than k: a
+ * min-heap of the k largest so far, so most values cost one comparison.
  */
-export function kthLargest(k: number, count: number, valueAt: (i: number) => number | undefined): number {
-  if (k <= 0 || count < k) return Number.NEGATIVE_INFINITY;
+export function kthLargest(k: number, values: Float64Array): number {
+  if (k <= 0 || values.length < k) return Number.NEGATIVE_INFINITY;
   const heap = new Float64Array(k);
   let size = 0;
-  for (let i = 0; i < count; i += 1) {
-    const value = valueAt(i);
-    if (value === undefined) continue;
+  for (const value of values) {
     if (size < k) {
       let at = size;
       size += 1;
@@ -104,7 +101,7 @@ export function kthLargest(k: number, count: number, valueAt: (i: number) => num
       siftDown(heap, k, value);
     }
   }
-  return size < k ? Number.NEGATIVE_INFINITY : (heap[0] as number);
+  return heap[0] as number;
 }
 
 /** Replaces the root of a full min-heap by `value` and restores the order. */
