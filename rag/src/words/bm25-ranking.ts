@@ -140,38 +140,71 @@ export class Bm25Ranking {
 function rankPruned(search: SegmentSearch, best: TopK, limit: number): boolean {
   const { segment, scratch, phrases, idfs, eligible, averageLength } = search;
   const { postings } = segment;
+  const { chunkIds } = segment.rows;
   const costs = phrases.map((phrase, p) => ({
-    bound:
-      (idfs[p] as number) *
-      K1_PLUS_ONE *
-      saturationBound(postings, segment.rows.chunkIds, phrase, averageLength, K1, B),
+    bound: (idfs[p] as number) * K1_PLUS_ONE * saturationBound(postings, chunkIds, phrase, averageLength, K1, B),
     postings: postings.postingCount(phrase),
   }));
   if (cannotReach(boundLeft(costs, []), best.threshold)) return true;
   const walked = firstWalked(costs);
   if (walked === undefined) return false;
 
-  const { scores, scored } = scratch;
-  scratch.scoredCount = 0;
-  const kthPartial = () => {
-    const partials = new Float64Array(scratch.scoredCount);
-    let count = 0;
-    for (let k = 0; k < scratch.scoredCount; k += 1) {
-      const row = scored[k] as number;
-      if (eligible(row)) partials[count++] = scores[row] as number;
-    }
-    return Math.max(best.threshold, kthLargest(limit, partials.subarray(0, count)));
+  const { scores, scored, marks, candidates } = scratch;
+  /** Whether phrase p is looked up for `count` rows rather than walked. */
+  const byLookup = (p: number, count: number) => {
+    const phrase = phrases[p] as TermRange;
+    return (
+      phrase.end - phrase.first === 1 &&
+      count * LOOKUP_FACTOR < (costs[p]?.postings ?? 0) &&
+      inChunkOrder(postings, chunkIds, phrase.first)
+    );
   };
+  /** Adds phrase p to the rows of `list` (ascending, marked) alone. */
+  const addTo = (p: number, list: Uint32Array) => {
+    const phrase = phrases[p] as TermRange;
+    const idf = idfs[p] as number;
+    if (byLookup(p, list.length)) addTermByLookup(postings, chunkIds, phrase.first, idf, averageLength, scratch, list);
+    else addPhrase(postings, phrase, idf, averageLength, scratch, marks);
+  };
+  const kthOf = (rows: Uint32Array, count: number, check: boolean) => {
+    const values = new Float64Array(count);
+    let n = 0;
+    for (let k = 0; k < count; k += 1) {
+      const row = rows[k] as number;
+      if (!check || eligible(row)) values[n++] = scores[row] as number;
+    }
+    return kthLargest(limit, values.subarray(0, n));
+  };
+
+  scratch.scoredCount = 0;
   for (const p of walked) addPhrase(postings, phrases[p] as TermRange, idfs[p] as number, averageLength, scratch);
-  let threshold = kthPartial();
+  let threshold = Math.max(best.threshold, kthOf(scored, scratch.scoredCount, true));
   for (const p of byBound(costs, walked)) {
     if (cannotReach(boundLeft(costs, walked), threshold)) break;
     addPhrase(postings, phrases[p] as TermRange, idfs[p] as number, averageLength, scratch);
     walked.push(p);
-    threshold = kthPartial();
+    threshold = Math.max(threshold, kthOf(scored, scratch.scoredCount, true));
   }
+
+  // A closer threshold: the rows with the best partial scores, completed by looking the phrases left up.
+  // The k-th of their scores is a lower bound of the k-th best as well, and usually near it.
+  const rest = byBound(costs, walked);
+  let top = 0;
+  for (let k = 0; k < scratch.scoredCount; k += 1) {
+    const row = scored[k] as number;
+    if ((scores[row] as number) >= threshold && eligible(row)) candidates[top++] = row;
+  }
+  if (top <= WARM_ROWS_PER_RESULT * limit && rest.every((p) => byLookup(p, top))) {
+    const list = candidates.subarray(0, top).sort();
+    const partials = Float64Array.from(list, (row) => scores[row] as number);
+    for (const p of rest) addTo(p, list);
+    threshold = Math.max(threshold, kthOf(list, list.length, false));
+    list.forEach((row, k) => {
+      scores[row] = partials[k] as number;
+    });
+  }
+
   // The rows that may still reach the threshold, their partial scores kept; the others are cleared.
-  const { marks, candidates } = scratch;
   let count = 0;
   let left = boundLeft(costs, walked);
   for (let k = 0; k < scratch.scoredCount; k += 1) {
@@ -184,29 +217,13 @@ function rankPruned(search: SegmentSearch, best: TopK, limit: number): boolean {
     candidates[count++] = row;
   }
   let list = ascending(candidates, count, marks);
-  const addTo = (p: number, rows: Uint32Array) => {
-    const phrase = phrases[p] as TermRange;
-    const idf = idfs[p] as number;
-    const byLookup =
-      phrase.end - phrase.first === 1 &&
-      rows.length * LOOKUP_FACTOR < (costs[p]?.postings ?? 0) &&
-      inChunkOrder(postings, segment.rows.chunkIds, phrase.first);
-    if (byLookup) addTermByLookup(postings, segment.rows.chunkIds, phrase.first, idf, averageLength, scratch, rows);
-    else addPhrase(postings, phrase, idf, averageLength, scratch, marks);
-  };
   // The phrases left, largest bound first, for those rows alone: each one lowers what the rest can add,
   // and may raise the threshold, so fewer rows stay in the running for the next.
-  for (const p of byBound(costs, walked)) {
+  for (const p of rest) {
     addTo(p, list);
     walked.push(p);
     left = boundLeft(costs, walked);
-    threshold = Math.max(
-      threshold,
-      kthLargest(
-        limit,
-        Float64Array.from(list, (row) => scores[row] as number),
-      ),
-    );
+    threshold = Math.max(threshold, kthOf(list, list.length, false));
     let kept = 0;
     for (const row of list) {
       if (cannotReach((scores[row] as number) + left, threshold)) {
@@ -288,6 +305,8 @@ const NO_TERMS: TermRange = { first: 0, end: 0 };
  * posting.
  */
 const LOOKUP_FACTOR = 8;
+/** At most this many rows a result are completed for a closer threshold (more only where partial scores tie). */
+const WARM_ROWS_PER_RESULT = 4;
 
 /** Every posting of every phrase, in the query's order, then every row scored offered. */
 function rankExhaustively(search: SegmentSearch, best: TopK): void {
