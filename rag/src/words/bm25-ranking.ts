@@ -1,4 +1,4 @@
-import { pageFloat64, pageUint8, pageUint32 } from '../vectors/page-arrays.js';
+import { pageFloat64, pageUint32 } from '../vectors/page-arrays.js';
 import { type ScoredRow, TopK } from '../vectors/top-k.js';
 import type { RowRange } from '../vectors/vector-scan.js';
 import type { Fts5Totals } from './fts5-totals.js';
@@ -33,8 +33,8 @@ interface Scratch {
   scoredCount: number;
   readonly frequencies: Float64Array;
   readonly touched: Uint32Array;
-  /** 1 for the rows still in the running while a pruned search scores them (`rankPruned`); 0 between searches. */
-  readonly marks: Uint8Array;
+  /** A bit a row, set for the rows still in the running while a pruned search scores them (`rankPruned`); 0 between searches. */
+  readonly marks: Uint32Array;
   /** Those rows, the first so many. */
   readonly candidates: Uint32Array;
 }
@@ -213,10 +213,10 @@ function rankPruned(search: SegmentSearch, best: TopK, limit: number): boolean {
       scores[row] = 0;
       continue;
     }
-    marks[row] = 1;
+    marks[row >>> 5] = (marks[row >>> 5] as number) | (1 << (row & 31));
     candidates[count++] = row;
   }
-  let list = ascending(candidates, count, marks);
+  let list = ascending(candidates, marks);
   // The phrases left, largest bound first, for those rows alone: each one lowers what the rest can add,
   // and may raise the threshold, so fewer rows stay in the running for the next.
   for (const p of rest) {
@@ -228,7 +228,7 @@ function rankPruned(search: SegmentSearch, best: TopK, limit: number): boolean {
     for (const row of list) {
       if (cannotReach((scores[row] as number) + left, threshold)) {
         scores[row] = 0;
-        marks[row] = 0;
+        marks[row >>> 5] = (marks[row >>> 5] as number) & ~(1 << (row & 31));
       } else {
         list[kept++] = row;
       }
@@ -240,21 +240,24 @@ function rankPruned(search: SegmentSearch, best: TopK, limit: number): boolean {
   for (const row of list) scores[row] = 0;
   scratch.scoredCount = 0;
   for (const p of phrases.keys()) addTo(p, list);
-  for (const row of list) marks[row] = 0;
+  for (const row of list) marks[row >>> 5] = 0;
   offerScored(search, best, false);
   return true;
 }
 
 /**
- * The first `count` rows of `candidates`, ascending: sorted, or read off the
- * marks where they are many (a pass over a byte a row costs less than sorting
- * a tenth of the rows).
+ * The rows marked, ascending, into `candidates`: a pass over a bit a row,
+ * which costs less than sorting them.
  */
-function ascending(candidates: Uint32Array, count: number, marks: Uint8Array): Uint32Array {
-  if (count * 16 < marks.length) return candidates.subarray(0, count).sort();
-  let at = 0;
-  for (let row = 0; row < marks.length; row += 1) if (marks[row] === 1) candidates[at++] = row;
-  return candidates.subarray(0, at);
+function ascending(candidates: Uint32Array, marks: Uint32Array): Uint32Array {
+  let count = 0;
+  for (let word = 0; word < marks.length; word += 1) {
+    // The lowest bit set first, cleared after.
+    for (let bits = marks[word] as number; bits !== 0; bits &= bits - 1) {
+      candidates[count++] = word * 32 + 31 - Math.clz32(bits & -bits);
+    }
+  }
+  return candidates.subarray(0, count);
 }
 
 /**
@@ -363,7 +366,7 @@ function scratchOf(postings: WordPostings): Scratch {
       scoredCount: 0,
       frequencies: pageFloat64(rows),
       touched: pageUint32(rows),
-      marks: pageUint8(rows),
+      marks: pageUint32(Math.ceil(rows / 32)),
       candidates: pageUint32(rows),
     };
     scratches.set(postings, scratch);
@@ -378,7 +381,7 @@ function lengthNorm(length: number, averageLength: number): number {
 
 /**
  * A phrase's contribution to every row of the segment that holds it, or only
- * to the rows marked 1 in `marks`. A phrase of several terms (a prefix) has
+ * to the rows whose bit is set in `marks` (bit `row & 31` of word `row >>> 5`). A phrase of several terms (a prefix) has
  * the sum of its terms' frequencies in a row.
  */
 function addPhrase(
@@ -387,7 +390,7 @@ function addPhrase(
   idf: number,
   averageLength: number,
   scratch: Scratch,
-  marks?: Uint8Array,
+  marks?: Uint32Array,
 ): void {
   const { offsets, rows, frequencies: postingFrequencies } = postings;
   const start = offsets[phrase.first] ?? 0;
@@ -399,7 +402,8 @@ function addPhrase(
     } else {
       for (let i = start; i < end; i += 1) {
         const row = rows[i] as number;
-        if (marks[row] === 1) addScore(postings, scratch, row, postingFrequencies[i] as number, idf, averageLength);
+        if (((marks[row >>> 5] as number) >>> (row & 31)) & 1)
+          addScore(postings, scratch, row, postingFrequencies[i] as number, idf, averageLength);
       }
     }
     return;
@@ -408,7 +412,7 @@ function addPhrase(
   let count = 0;
   for (let i = start; i < end; i += 1) {
     const row = rows[i] as number;
-    if (marks !== undefined && marks[row] !== 1) continue;
+    if (marks !== undefined && (((marks[row >>> 5] as number) >>> (row & 31)) & 1) === 0) continue;
     if (frequencies[row] === 0) touched[count++] = row;
     frequencies[row] = (frequencies[row] as number) + (postingFrequencies[i] as number);
   }
