@@ -179,31 +179,20 @@ function rankPruned(search: SegmentSearch, best: TopK, limit: number): boolean {
   scratch.scoredCount = 0;
   for (const p of walked) addPhrase(postings, phrases[p] as TermRange, idfs[p] as number, averageLength, scratch);
   let threshold = Math.max(best.threshold, kthOf(scored, scratch.scoredCount, true));
+  // A phrase lifts the k-th partial score by its bound at most: until that could stop the walk, the
+  // threshold is not worth a pass over the rows.
+  let ceiling = threshold;
   for (const p of byBound(costs, walked)) {
     if (cannotReach(boundLeft(costs, walked), threshold)) break;
     addPhrase(postings, phrases[p] as TermRange, idfs[p] as number, averageLength, scratch);
     walked.push(p);
+    ceiling += costs[p]?.bound ?? Number.POSITIVE_INFINITY;
+    if (!cannotReach(boundLeft(costs, walked), ceiling)) continue;
     threshold = Math.max(threshold, kthOf(scored, scratch.scoredCount, true));
+    ceiling = threshold;
   }
 
-  // A closer threshold: the rows with the best partial scores, completed by looking the phrases left up.
-  // The k-th of their scores is a lower bound of the k-th best as well, and usually near it.
   const rest = byBound(costs, walked);
-  let top = 0;
-  for (let k = 0; k < scratch.scoredCount; k += 1) {
-    const row = scored[k] as number;
-    if ((scores[row] as number) >= threshold && eligible(row)) candidates[top++] = row;
-  }
-  if (top <= WARM_ROWS_PER_RESULT * limit && rest.every((p) => byLookup(p, top))) {
-    const list = candidates.subarray(0, top).sort();
-    const partials = Float64Array.from(list, (row) => scores[row] as number);
-    for (const p of rest) addTo(p, list);
-    threshold = Math.max(threshold, kthOf(list, list.length, false));
-    list.forEach((row, k) => {
-      scores[row] = partials[k] as number;
-    });
-  }
-
   // The rows that may still reach the threshold, their partial scores kept; the others are cleared.
   let count = 0;
   let left = boundLeft(costs, walked);
@@ -308,8 +297,6 @@ const NO_TERMS: TermRange = { first: 0, end: 0 };
  * posting.
  */
 const LOOKUP_FACTOR = 8;
-/** At most this many rows a result are completed for a closer threshold (more only where partial scores tie). */
-const WARM_ROWS_PER_RESULT = 4;
 
 /** Every posting of every phrase, in the query's order, then every row scored offered. */
 function rankExhaustively(search: SegmentSearch, best: TopK): void {
