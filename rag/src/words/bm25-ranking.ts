@@ -13,6 +13,14 @@ const K1 = 1.2;
 const B = 0.75;
 const K1_PLUS_ONE = K1 + 1;
 const MIN_IDF = 1e-6;
+/**
+ * Pruning pays where a segment's per-row arrays (a score and a length, 12
+ * bytes a row) outgrow the processor's second-level cache, so that each
+ * posting scored is a cache miss: measured faster at a million rows and
+ * slower at 100,000, where scoring every posting is cheap
+ * (docs/retrieval.md#lexical-leg).
+ */
+const PRUNED_FROM_ROWS = 1 << 18;
 
 /** A phrase of the query: its terms in each segment, in the order of the segments. */
 export type SegmentedPhrase = readonly TermRange[];
@@ -59,10 +67,15 @@ export class Bm25Ranking {
   private readonly idfs = new Map<number, number>();
   private readonly averageLength: number;
 
+  /**
+   * `prunedFromRows`: the rows from which a segment is ranked with pruning
+   * (`rankPruned`); smaller ones are scored whole.
+   */
   constructor(
     private readonly segments: readonly WordSegment[],
     private readonly totals: Fts5Totals,
     private readonly naturalLog: (x: number) => number,
+    private readonly prunedFromRows = PRUNED_FROM_ROWS,
   ) {
     this.averageLength = totals.tokens / totals.rows;
   }
@@ -122,7 +135,9 @@ export class Bm25Ranking {
         eligible: (row) => segment.deleted?.[row] !== 1 && (everyRow || inRanges(ranges, row)),
         averageLength: this.averageLength,
       };
-      if (present.length > 0 && !rankPruned(search, best, limit)) rankExhaustively(search, best);
+      if (present.length === 0) return;
+      const pruned = segment.postings.rowCount >= this.prunedFromRows && rankPruned(search, best, limit);
+      if (!pruned) rankExhaustively(search, best);
     });
     return best.sorted();
   }

@@ -176,7 +176,8 @@ describe('Bm25Ranking', () => {
     let compared = 0;
     for (let round = 0; round < 300; round += 1) {
       const corpus = corpusOf(random);
-      const ranking = new Bm25Ranking(corpus.segments, corpus.totals, Math.log);
+      // Every segment pruned, however small.
+      const ranking = new Bm25Ranking(corpus.segments, corpus.totals, Math.log, 0);
       const rows = corpus.segments.reduce((sum, { postings }) => sum + postings.rowCount, 0);
       for (let q = 0; q < 8; q += 1) {
         const phrases = queryOf(random, corpus.segments);
