@@ -7,6 +7,7 @@ import { countDeletedPostings } from '../../src/words/deleted-postings.js';
 import type { Fts5Totals } from '../../src/words/fts5-totals.js';
 import { boundLeft, byBound, cannotReach, firstWalked, kthLargest } from '../../src/words/max-score.js';
 import { firstAtLeast } from '../../src/words/posting-lookup.js';
+import { inChunkOrder, saturationBound } from '../../src/words/term-bounds.js';
 import { compareTerms, WordPostings } from '../../src/words/word-postings.js';
 import type { WordSegment } from '../../src/words/word-segment.js';
 
@@ -304,5 +305,43 @@ describe('firstAtLeast', () => {
       }
     }
     assert.equal(firstAtLeast(keyAt, 3, 3, 100), 3, 'an empty run');
+  });
+});
+
+describe('saturationBound', () => {
+  it("is at least every row's f/(f + norm), for a term or a prefix, at any average length", () => {
+    // kei: rows 0, 1 (f 1, 3); key: rows 0, 2 (f 1, 5); keyboard: row 1 (f 2).
+    const postings = new WordPostings({
+      terms: ['kei', 'key', 'keyboard'],
+      offsets: Uint32Array.from([0, 2, 4, 5]),
+      rows: Uint32Array.from([0, 1, 0, 2, 1]),
+      frequencies: Uint16Array.from([1, 3, 1, 5, 2]),
+      lengths: Uint32Array.from([4, 30, 9]),
+    });
+    const chunkIds = Float64Array.from([7, 8, 3]);
+    const saturation = (f: number, length: number, averageLength: number) =>
+      f / (f + 1.2 * (1 - 0.75 + (0.75 * length) / averageLength));
+    // [phrase, per row its frequency]
+    const cases: readonly (readonly [string, { first: number; end: number }, readonly number[]])[] = [
+      ['kei', postings.range('kei', false), [1, 3, 0]],
+      ['key', postings.range('key', false), [1, 0, 5]],
+      ['ke* (every term, summed per row)', postings.range('ke', true), [2, 5, 5]],
+    ];
+    for (const averageLength of [1, 10, 200]) {
+      for (const [name, phrase, frequencies] of cases) {
+        const bound = saturationBound(postings, chunkIds, phrase, averageLength, 1.2, 0.75);
+        const reached = Math.max(
+          ...frequencies.map((f, row) => (f === 0 ? 0 : saturation(f, postings.lengths[row] as number, averageLength))),
+        );
+        // Computed in another order than a score, the bound may fall short of it by rounding (the slack of `cannotReach`).
+        assert.ok(
+          bound >= reached * (1 - 1e-12) && bound < 1,
+          `${name} at ${averageLength}: ${bound} against ${reached}`,
+        );
+        if (name === 'kei') assert.ok(bound - reached < 0.2, `${name} at ${averageLength}: a useful bound`);
+      }
+    }
+    assert.equal(inChunkOrder(postings, chunkIds, 0), true, 'kei: chunks 7, 8');
+    assert.equal(inChunkOrder(postings, chunkIds, 1), false, 'key: rows 0, 2 are chunks 7, 3');
   });
 });
