@@ -43,7 +43,7 @@ interface Scratch {
   readonly touched: Uint32Array;
   /** A bit a row, set for the rows still in the running while a pruned search scores them (`rankPruned`); 0 between searches. */
   readonly marks: Uint32Array;
-  /** Those rows, the first so many. */
+  /** Those rows, ascending (`ascending`). */
   readonly candidates: Uint32Array;
 }
 
@@ -147,10 +147,12 @@ export class Bm25Ranking {
  * MaxScore over one segment (docs/retrieval.md#lexical-leg): the cheap
  * phrases and those with the largest bounds of their contribution are added
  * in full, until the phrases left could not lift a row holding none of the
- * walked ones to the k-th best partial score so far; then only the rows that
- * may still reach it are scored, every phrase in the query's order, as
- * `rankExhaustively` scores every row. False, having done nothing, when
- * pruning would save less than it costs (`firstWalked`).
+ * walked ones to the k-th best partial score so far (the threshold); the
+ * phrases left are added for the rows that may still reach it alone, largest
+ * bound first, dropping the rows that fall behind; the rows left are scored
+ * as `rankExhaustively` scores every row, every phrase in the query's order.
+ * False, having done nothing, when pruning would save less than it costs
+ * (`firstWalked`).
  */
 function rankPruned(search: SegmentSearch, best: TopK, limit: number): boolean {
   const { segment, scratch, phrases, idfs, eligible, averageLength } = search;
@@ -195,8 +197,9 @@ function rankPruned(search: SegmentSearch, best: TopK, limit: number): boolean {
   for (const p of walked) addPhrase(postings, phrases[p] as TermRange, idfs[p] as number, averageLength, scratch);
   let threshold = Math.max(best.threshold, kthOf(scored, scratch.scoredCount, true));
   // A phrase lifts the k-th partial score by its bound at most: until that could stop the walk, the
-  // threshold is not worth a pass over the rows.
-  let ceiling = threshold;
+  // threshold is not worth a pass over the rows (unknown while fewer than k rows have a score).
+  const ceilingOf = (known: number) => (known === Number.NEGATIVE_INFINITY ? Number.POSITIVE_INFINITY : known);
+  let ceiling = ceilingOf(threshold);
   for (const p of byBound(costs, walked)) {
     if (cannotReach(boundLeft(costs, walked), threshold)) break;
     addPhrase(postings, phrases[p] as TermRange, idfs[p] as number, averageLength, scratch);
@@ -204,12 +207,11 @@ function rankPruned(search: SegmentSearch, best: TopK, limit: number): boolean {
     ceiling += costs[p]?.bound ?? Number.POSITIVE_INFINITY;
     if (!cannotReach(boundLeft(costs, walked), ceiling)) continue;
     threshold = Math.max(threshold, kthOf(scored, scratch.scoredCount, true));
-    ceiling = threshold;
+    ceiling = ceilingOf(threshold);
   }
 
   const rest = byBound(costs, walked);
   // The rows that may still reach the threshold, their partial scores kept; the others are cleared.
-  let count = 0;
   let left = boundLeft(costs, walked);
   for (let k = 0; k < scratch.scoredCount; k += 1) {
     const row = scored[k] as number;
@@ -218,7 +220,6 @@ function rankPruned(search: SegmentSearch, best: TopK, limit: number): boolean {
       continue;
     }
     marks[row >>> 5] = (marks[row >>> 5] as number) | (1 << (row & 31));
-    candidates[count++] = row;
   }
   let list = ascending(candidates, marks);
   // The phrases left, largest bound first, for those rows alone: each one lowers what the rest can add,
