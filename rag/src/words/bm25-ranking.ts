@@ -183,19 +183,20 @@ function rankPruned(search: SegmentSearch, best: TopK, limit: number): boolean {
     if (byLookup(p, list.length)) addTermByLookup(postings, chunkIds, phrase.first, idf, averageLength, scratch, list);
     else addPhrase(postings, phrase, idf, averageLength, scratch, marks);
   };
-  const kthOf = (rows: Uint32Array, count: number, check: boolean) => {
-    const values = new Float64Array(count);
+  /** The k-th best partial score of the rows scored that may be returned. */
+  const kthScored = () => {
+    const values = new Float64Array(scratch.scoredCount);
     let n = 0;
-    for (let k = 0; k < count; k += 1) {
-      const row = rows[k] as number;
-      if (!check || eligible(row)) values[n++] = scores[row] as number;
+    for (let k = 0; k < scratch.scoredCount; k += 1) {
+      const row = scored[k] as number;
+      if (eligible(row)) values[n++] = scores[row] as number;
     }
     return kthLargest(limit, values.subarray(0, n));
   };
 
   scratch.scoredCount = 0;
   for (const p of walked) addPhrase(postings, phrases[p] as TermRange, idfs[p] as number, averageLength, scratch);
-  let threshold = Math.max(best.threshold, kthOf(scored, scratch.scoredCount, true));
+  let threshold = Math.max(best.threshold, kthScored());
   // A phrase lifts the k-th partial score by its bound at most: until that could stop the walk, the
   // threshold is not worth a pass over the rows (unknown while fewer than k rows have a score).
   const ceilingOf = (known: number) => (known === Number.NEGATIVE_INFINITY ? Number.POSITIVE_INFINITY : known);
@@ -206,7 +207,7 @@ function rankPruned(search: SegmentSearch, best: TopK, limit: number): boolean {
     walked.push(p);
     ceiling += costs[p]?.bound ?? Number.POSITIVE_INFINITY;
     if (!cannotReach(boundLeft(costs, walked), ceiling)) continue;
-    threshold = Math.max(threshold, kthOf(scored, scratch.scoredCount, true));
+    threshold = Math.max(threshold, kthScored());
     ceiling = ceilingOf(threshold);
   }
 
@@ -224,22 +225,30 @@ function rankPruned(search: SegmentSearch, best: TopK, limit: number): boolean {
   let list = ascending(candidates, marks);
   // The phrases left, largest bound first, for those rows alone: each one lowers what the rest can add,
   // and may raise the threshold, so fewer rows stay in the running for the next.
+  // One pass a phrase drops the rows behind the threshold so far and finds the next one among the rest.
+  const keep = (rows: Uint32Array) => {
+    const partials = new Float64Array(rows.length);
+    let kept = 0;
+    for (const row of rows) {
+      const partial = scores[row] as number;
+      if (cannotReach(partial + left, threshold)) {
+        scores[row] = 0;
+        marks[row >>> 5] = (marks[row >>> 5] as number) & ~(1 << (row & 31));
+      } else {
+        partials[kept] = partial;
+        rows[kept++] = row;
+      }
+    }
+    threshold = Math.max(threshold, kthLargest(limit, partials.subarray(0, kept)));
+    return rows.subarray(0, kept);
+  };
   for (const p of rest) {
     addTo(p, list);
     walked.push(p);
     left = boundLeft(costs, walked);
-    threshold = Math.max(threshold, kthOf(list, list.length, false));
-    let kept = 0;
-    for (const row of list) {
-      if (cannotReach((scores[row] as number) + left, threshold)) {
-        scores[row] = 0;
-        marks[row >>> 5] = (marks[row >>> 5] as number) & ~(1 << (row & 31));
-      } else {
-        list[kept++] = row;
-      }
-    }
-    list = list.subarray(0, kept);
+    list = keep(list);
   }
+  if (rest.length > 0) list = keep(list);
   // Their scores as FTS5 sums them: every phrase, in the query's order. Each row left holds a phrase,
   // so it is listed as scored again.
   for (const row of list) scores[row] = 0;
