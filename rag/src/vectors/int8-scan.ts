@@ -1,5 +1,6 @@
 import type { VectorMatrix } from '../store/load-vectors.js';
 import { type DotI8, instantiateDotI8, KERNEL_DIM_MULTIPLE } from './dot-kernel.js';
+import { kernelLayout, kernelMemory } from './kernel-memory.js';
 import { pageFloat64 } from './page-arrays.js';
 import { TopK } from './top-k.js';
 import { dotRow, type RowRange, type VectorSearch } from './vector-scan.js';
@@ -14,7 +15,6 @@ const ROW_SCALE_MAX = 127;
 const MAX_INT8_DIMENSION = 1024;
 /** Covers float64 rounding between the bound and `dotRow` (both far below 1e-12 here). */
 const BOUND_SLACK = 1e-9;
-const PAGE_BYTES = 65_536;
 
 /**
  * The int8 copy of a matrix and what exact rescoring needs of each row
@@ -92,8 +92,7 @@ function allocateInt8Rows(count: number, dimension: number) {
     throw new Error(`the int8 kernel needs a dimension that is a multiple of 32, at most ${MAX_INT8_DIMENSION}`);
   }
   const layout = layoutFor(count, dimension);
-  const pages = Math.ceil(layout.totalBytes / PAGE_BYTES);
-  const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
+  const memory = kernelMemory(layout.totalBytes);
   const float64s = () => pageFloat64(count);
   const int8: Int8Rows = { memory, rowScale: float64s(), residual: float64s(), dequantizedNorm: float64s() };
   return { int8, ...int8, rows: new Int8Array(memory.buffer, layout.rowsAt, count * dimension) };
@@ -194,18 +193,14 @@ export class Int8VectorSearch implements VectorSearch {
 
 type ScoredRows = ReturnType<VectorSearch['topK']>;
 
-interface Layout {
-  readonly queryAt: number;
-  readonly dotsAt: number;
-  readonly rowsAt: number;
-  readonly totalBytes: number;
+/** Query (int16), dot products (int32 per row), then the int8 rows. */
+function layoutFor(count: number, dimension: number) {
+  const { query, dots, rows, totalBytes } = kernelLayout([
+    ['query', dimension * 2],
+    ['dots', count * 4],
+    ['rows', count * dimension],
+  ]);
+  return { queryAt: query, dotsAt: dots, rowsAt: rows, totalBytes };
 }
 
-/** Query (int16), dot products (int32 per row), then the int8 rows, each 16-byte aligned. */
-function layoutFor(count: number, dimension: number): Layout {
-  const align = (n: number) => Math.ceil(n / 16) * 16;
-  const queryAt = 0;
-  const dotsAt = align(queryAt + dimension * 2);
-  const rowsAt = align(dotsAt + count * 4);
-  return { queryAt, dotsAt, rowsAt, totalBytes: Math.max(PAGE_BYTES, rowsAt + count * dimension) };
-}
+type Layout = ReturnType<typeof layoutFor>;

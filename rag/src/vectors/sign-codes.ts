@@ -1,9 +1,8 @@
 import type { VectorMatrix } from '../store/load-vectors.js';
 import { HAMMING_BYTE_MULTIPLE, HAMMING_MAX_BYTES, type Hamming, instantiateHamming } from './hamming-kernel.js';
+import { kernelLayout, kernelMemory } from './kernel-memory.js';
 import { TopK } from './top-k.js';
 import { dotRow, type RowRange, type VectorSearch } from './vector-scan.js';
-
-const PAGE_BYTES = 65_536;
 
 /**
  * Ours: segments of at least this many rows are searched through sign codes
@@ -49,8 +48,7 @@ export function signCodesOf(matrix: VectorMatrix, centre = meanOf(matrix)): Sign
   const { data, dimension, count } = matrix;
   const bytes = codeBytesOf(dimension);
   const layout = layoutFor(count, bytes);
-  const pages = Math.ceil(layout.totalBytes / PAGE_BYTES);
-  const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
+  const memory = kernelMemory(layout.totalBytes);
   const codes = new Uint8Array(memory.buffer, layout.codesAt, count * bytes);
   for (let row = 0; row < count; row += 1) {
     writeCode(data.subarray(row * dimension, (row + 1) * dimension), centre, codes, row * bytes);
@@ -90,7 +88,7 @@ function writeCode(vector: Float32Array, centre: Float64Array, target: Uint8Arra
  * scored: the result is the exact scan's.
  */
 export class SignCodeSearch implements VectorSearch {
-  readonly backend = 'wasm-simd-sign-bits+exact-rescore';
+  readonly backend = 'wasm-sign-bits+exact-rescore';
   readonly exact = false;
   private readonly layout: Layout;
   private readonly bytes: number;
@@ -180,20 +178,15 @@ function uncountDeleted(
 
 type ScoredRows = ReturnType<VectorSearch['topK']>;
 
-interface Layout {
-  readonly queryAt: number;
-  readonly histogramAt: number;
-  readonly distancesAt: number;
-  readonly codesAt: number;
-  readonly totalBytes: number;
+/** The query's code, the histogram (u32 per distance), the distances (u16 per row), then the codes. */
+function layoutFor(count: number, bytes: number) {
+  const { query, histogram, distances, codes, totalBytes } = kernelLayout([
+    ['query', bytes],
+    ['histogram', (bytes * 8 + 1) * 4],
+    ['distances', count * 2],
+    ['codes', count * bytes],
+  ]);
+  return { queryAt: query, histogramAt: histogram, distancesAt: distances, codesAt: codes, totalBytes };
 }
 
-/** The query's code, the histogram (u32 per distance), the distances (u16 per row), then the codes, each 16-byte aligned. */
-function layoutFor(count: number, bytes: number): Layout {
-  const align = (n: number) => Math.ceil(n / 16) * 16;
-  const queryAt = 0;
-  const histogramAt = align(queryAt + bytes);
-  const distancesAt = align(histogramAt + (bytes * 8 + 1) * 4);
-  const codesAt = align(distancesAt + count * 2);
-  return { queryAt, histogramAt, distancesAt, codesAt, totalBytes: Math.max(PAGE_BYTES, codesAt + count * bytes) };
-}
+type Layout = ReturnType<typeof layoutFor>;
