@@ -23,8 +23,9 @@ export const candidatesFor = (k: number, rows: number): number => Math.max(10 * 
 /**
  * One bit per dimension of each row of a matrix: whether the component lies
  * above the matrix's mean in that dimension. Embeddings of one model share a
- * large common direction; the sign of the raw components would spend most
- * bits on it, the sign about the mean splits the rows where they differ.
+ * common direction, on whose side most rows' raw components fall; about the
+ * mean, a bit splits the rows where they differ (measured: recall a little
+ * higher than with raw signs, never lower; docs/retrieval.md#dense-leg).
  * The memory holds the query's code, a histogram of distances, the distances
  * (u16 per row), then the codes, each 16-byte aligned (`layoutFor`), in
  * shared memory that a worker thread builds and hands over without a copy
