@@ -89,7 +89,7 @@ function searchOver(parts: SegmentParts): VectorSearch {
     if (codes) return SignCodeSearch.over(matrix, codes);
     if (int8) return Int8VectorSearch.over(matrix, int8);
   } catch {
-    // No WebAssembly SIMD on this thread (`--jitless`): the plain scan answers the same, slower.
+    // No WebAssembly (or its SIMD) on this thread (`--jitless`): the plain exact scan answers, slower.
   }
   return exactScan(matrix);
 }

@@ -24,7 +24,9 @@ function hammingOfWidth(bytes: number): FunctionDefinition {
   const words = bytes / HAMMING_BYTE_MULTIPLE;
   const queryWord = (word: number) => L.firstQueryWord + word;
   const loadQuery: Bytes[] = Array.from({ length: words }, (_, word) => [
-    ...[op.localGet(P.query), op.i64Load(word * 8), op.localSet(queryWord(word))],
+    op.localGet(P.query),
+    op.i64Load(word * 8),
+    op.localSet(queryWord(word)),
   ]).flat();
   // distance = Σ popcnt(code word xor query word)
   const countWords: Bytes[] = [
