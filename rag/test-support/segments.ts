@@ -5,13 +5,14 @@ import { IndexSnapshot } from '../src/snapshot/index-snapshot.js';
 import { type MergeBuilt, runSegmentJob, type VectorBuild } from '../src/snapshot/segment-jobs.js';
 import type { SegmentState } from '../src/snapshot/segment-set.js';
 import { DEFAULT_VECTOR_BUILD, type SegmentJobs } from '../src/snapshot/segment-worker-client.js';
+import type { ScanThread } from '../src/vectors/scan-thread-client.js';
 import { Fts5Mirror } from '../src/words/fts5-mirror.js';
 
 /** The next snapshot of the index, following `previous` (which is closed). */
 export async function follow(
   file: string,
   previous: IndexSnapshot,
-  options: { readonly model: ModelSpec; readonly worker: SegmentJobs },
+  options: { readonly model: ModelSpec; readonly worker: SegmentJobs; readonly scanThread?: ScanThread },
 ): Promise<IndexSnapshot> {
   const next = await IndexSnapshot.open(file, { ...options, previous });
   previous.close();

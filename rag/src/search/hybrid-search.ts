@@ -94,16 +94,16 @@ export function searchSnapshot(
   const fusion = options.fusion ?? DEFAULT_FUSION;
   // A single leg lists LEG_DEPTH hits; in hybrid each leg contributes the fusion's depth of candidates.
   const depth = options.mode === 'hybrid' ? fusion.depth : LEG_DEPTH;
-  let dense: LegHit[] = [];
-  if (options.mode !== 'lexical') {
-    if (!queryVector) throw new Error(`a ${options.mode} search needs the query vector`);
-    // The dense leg: exact top-k by cosine among the rows the filter passes (docs/retrieval.md#dense-leg).
-    dense = snapshot.nearest(queryVector, depth, filter);
-  }
+  if (options.mode !== 'lexical' && !queryVector) throw new Error(`a ${options.mode} search needs the query vector`);
+  // The dense leg: top-k by cosine among the rows the filter passes (docs/retrieval.md#dense-leg); large
+  // segments are scanned on the scan thread while this thread ranks the lexical leg.
+  const denseLeg =
+    queryVector && options.mode !== 'lexical' ? snapshot.beginNearest(queryVector, depth, filter) : undefined;
   const lexical =
     options.mode === 'dense'
       ? { chunkIds: [], scores: [], tiers: [], corrections: [], wordScoring: undefined }
       : lexicalLeg(options.query, depth, snapshot.lexical, filter.scope);
+  const dense: LegHit[] = denseLeg?.rows() ?? [];
   // Dense alone keeps its cosine as the score.
   const candidates: FusedCandidate[] =
     options.mode === 'dense'

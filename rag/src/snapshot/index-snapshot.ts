@@ -8,6 +8,7 @@ import { type VaultCounts, vaultFileCounts } from '../store/index-contents.js';
 import { assertIndexMatches, type IndexMeta } from '../store/index-meta.js';
 import { openDatabase } from '../store/open-database.js';
 import { asRow, num, text } from '../store/rows.js';
+import type { ScanThread } from '../vectors/scan-thread-client.js';
 import type { ScoredRow } from '../vectors/top-k.js';
 import { type RowRange, rangesFor } from '../vectors/vector-scan.js';
 import { sharedFts5Mirror } from '../words/fts5-mirror.js';
@@ -62,6 +63,8 @@ export interface SnapshotOptions {
   readonly memoryWords?: boolean;
   /** Where segments are built; default a worker thread of its own for this call. */
   readonly worker?: SegmentJobs;
+  /** Runs large segments' dense scans beside a hybrid search's lexical leg (docs/retrieval.md#dense-leg); default none. */
+  readonly scanThread?: ScanThread;
 }
 
 /**
@@ -95,6 +98,7 @@ export class IndexSnapshot {
     readonly load: SnapshotLoad,
     readonly loadedAtMs: number,
     readonly loadDurationMs: number,
+    private readonly scanThread: ScanThread | undefined,
   ) {
     this.#segments = segments;
     this.#words = wordsOf(segments, totals);
@@ -151,6 +155,7 @@ export class IndexSnapshot {
         loaded.load,
         clock(),
         clock() - startedAtMs,
+        options.scanThread,
       );
     } catch (err) {
       db.close();
@@ -295,16 +300,25 @@ export class IndexSnapshot {
     return this.taggedNotes;
   }
 
-  /** The `k` chunks nearest the query among those the filter passes, best first (exact; docs/retrieval.md#dense-leg). */
+  /** The `k` chunks nearest the query among those the filter passes, best first (docs/retrieval.md#dense-leg). */
   nearest(query: Float32Array, k: number, filter: SnapshotFilter): ScoredRow[] {
+    return this.beginNearest(query, k, filter).rows();
+  }
+
+  /**
+   * `nearest`, begun: large segments are scanned on
+   * the scan thread meanwhile, when there is one; `rows()` gives the hits.
+   */
+  beginNearest(query: Float32Array, k: number, filter: SnapshotFilter): { rows(): ScoredRow[] } {
     if (query.length !== this.meta.dimension) {
       throw new Error(`query vector has ${query.length} dimensions, the index ${this.meta.dimension}`);
     }
     const { vaults, namespaces, scope } = filter;
-    return this.#segments.nearest(
+    return this.#segments.beginNearest(
       query,
       k,
       (segment) => scope.narrowed?.rangesIn(segment.matrix) ?? rangesFor(segment.matrix, vaults, namespaces),
+      this.scanThread,
     );
   }
 

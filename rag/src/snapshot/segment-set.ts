@@ -1,4 +1,7 @@
 import { pageCopy, pageUint8 } from '../vectors/page-arrays.js';
+import type { ScanPart } from '../vectors/scan-job.js';
+import type { ScanThread } from '../vectors/scan-thread-client.js';
+import { SignCodeSearch } from '../vectors/sign-codes.js';
 import { type ScoredRow, TopK } from '../vectors/top-k.js';
 import type { RowRange } from '../vectors/vector-scan.js';
 import type { WordSegment } from '../words/word-segment.js';
@@ -117,13 +120,60 @@ export class SegmentSet {
    * best k of those, which is the exact top k over all of them.
    */
   nearest(query: Float32Array, k: number, rangesOf: (segment: Segment) => readonly RowRange[]): ScoredRow[] {
-    const best = new TopK(k);
-    for (const { segment, deleted } of this.states) {
-      for (const hit of segment.vectors.topK(query, k, rangesOf(segment), deleted)) {
-        best.offer(hit.row, hit.chunkId, hit.score);
-      }
+    return this.beginNearest(query, k, rangesOf, undefined).rows();
+  }
+
+  /**
+   * `nearest`, begun: the approximate scans of large segments are posted to
+   * the scan thread, when one is given and ready, to run while the caller
+   * does other work (docs/retrieval.md#dense-leg); `rows()` scans the other
+   * segments here, then takes the thread's hits, or scans those segments too
+   * when the thread had not begun them. The hits are the same either way.
+   */
+  beginNearest(
+    query: Float32Array,
+    k: number,
+    rangesOf: (segment: Segment) => readonly RowRange[],
+    thread: ScanThread | undefined,
+  ): { rows(): ScoredRow[] } {
+    const scans = this.states.map((state) => ({ state, ranges: rangesOf(state.segment) }));
+    const approximate: { state: SegmentState; ranges: readonly RowRange[]; search: SignCodeSearch }[] = [];
+    for (const scan of thread ? scans : []) {
+      const search = scan.state.segment.vectors;
+      if (search instanceof SignCodeSearch) approximate.push({ ...scan, search });
     }
-    return best.sorted();
+    const parts = approximate.map(({ state, ranges, search }): ScanPart => {
+      const { data, dimension, count, chunkIds } = search.matrix;
+      return { data, dimension, count, chunkIds, codes: search.codes, ranges, deleted: state.deleted };
+    });
+    const posted = thread?.post(parts, query, k);
+    const onThread = new Set(posted ? approximate.map(({ state }) => state) : []);
+    return {
+      rows: () => {
+        const best = new TopK(k);
+        const offer = (hits: readonly ScoredRow[]) => {
+          for (const hit of hits) best.offer(hit.row, hit.chunkId, hit.score);
+        };
+        for (const { state, ranges } of scans) {
+          if (!onThread.has(state)) offer(state.segment.vectors.topK(query, k, ranges, state.deleted));
+        }
+        if (onThread.size === 0) return best.sorted();
+        const taken = posted?.take();
+        approximate.forEach(({ state, ranges }, i) => {
+          offer(taken?.[i] ?? state.segment.vectors.topK(query, k, ranges, state.deleted));
+        });
+        return best.sorted();
+      },
+    };
+  }
+
+  /** The code memories of the segments searched through sign codes (what the scan thread may be sent). */
+  codeMemories(): Set<WebAssembly.Memory> {
+    const memories = new Set<WebAssembly.Memory>();
+    for (const { segment } of this.states) {
+      if (segment.vectors instanceof SignCodeSearch) memories.add(segment.vectors.codes.memory);
+    }
+    return memories;
   }
 
   /** This set with rows deleted: per segment index, the rows and the new counts (the segments' own arrays are copied, never changed). */

@@ -4,6 +4,7 @@ import type { DenseScan } from '../config/environment.js';
 import type { ModelSpec } from '../config/models.js';
 import { RagError } from '../errors/rag-error.js';
 import { openDatabase } from '../store/open-database.js';
+import { ScanThread } from '../vectors/scan-thread-client.js';
 import type { WordIndexState } from '../words/word-index.js';
 import { applyMerge } from './apply-merge.js';
 import { IndexSnapshot } from './index-snapshot.js';
@@ -92,6 +93,8 @@ export class SnapshotSource {
    * was sent and replaced are freed once the served snapshot lets go of them.
    */
   private readonly merger: SegmentWorker;
+  /** Scans large segments beside a hybrid search's lexical leg (docs/retrieval.md#dense-leg). */
+  private readonly scanThread = new ScanThread();
   private merging = false;
   private closed = false;
 
@@ -148,6 +151,7 @@ export class SnapshotSource {
     await this.merger.close();
     await this.settled();
     await this.builder.close();
+    await this.scanThread.close();
     if (this.state.kind === 'ready') this.state.snapshot.close();
     this.probe?.db.close();
     this.probe = undefined;
@@ -176,8 +180,10 @@ export class SnapshotSource {
         previous: previous.kind === 'ready' ? previous.snapshot : undefined,
         memoryWords: this.options.memoryWords,
         worker: this.builder,
+        scanThread: this.scanThread,
       });
       this.state = { kind: 'ready', snapshot };
+      this.scanThread.follow(snapshot.segments.codeMemories());
       followed = snapshot.load.kind !== 'whole' || previous.kind === 'loading';
       if (previous.kind === 'ready') previous.snapshot.close();
       onReload?.({ chunks: snapshot.chunks, durationMs: snapshot.loadDurationMs, load: snapshot.load });
@@ -219,6 +225,7 @@ export class SnapshotSource {
         const replaced = applyMerge(served.snapshot.segments, sources, merged);
         if (replaced === undefined) return;
         served.snapshot.replaceSegments(replaced);
+        this.scanThread.follow(replaced.codeMemories());
         this.options.onMerge?.({
           kind: 'merged',
           segments: sources.length,

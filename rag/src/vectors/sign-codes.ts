@@ -26,10 +26,11 @@ export const candidatesFor = (k: number, rows: number): number => Math.max(10 * 
  * common direction, on whose side most rows' raw components fall; about the
  * mean, a bit splits the rows where they differ (measured: recall a little
  * higher than with raw signs, never lower; docs/retrieval.md#dense-leg).
- * The memory holds the query's code, a histogram of distances, the distances
- * (u16 per row), then the codes, each 16-byte aligned (`layoutFor`), in
- * shared memory that a worker thread builds and hands over without a copy
- * (docs/retrieval.md#snapshots).
+ * The memory holds two lanes of scratch (the query's code, a histogram of
+ * distances, the distances: u16 per row), one for the serving thread and one
+ * for the scan thread, so the two never write the same bytes; then the codes,
+ * each region 16-byte aligned (`layoutFor`), in shared memory that a worker
+ * thread builds and hands over without a copy (docs/retrieval.md#snapshots).
  */
 export interface SignCodes {
   readonly memory: WebAssembly.Memory;
@@ -38,6 +39,11 @@ export interface SignCodes {
 }
 
 /** The bytes of one code: a bit per dimension, padded to the kernel's step (padding bits are 0 in every code). */
+/** Which of a code memory's two scratch lanes a search writes: the serving thread's, or the scan thread's (docs/retrieval.md#dense-leg). */
+export type ScanLane = 0 | 1;
+export const SERVING_LANE: ScanLane = 0;
+export const SCAN_THREAD_LANE: ScanLane = 1;
+
 export function codeBytesOf(dimension: number): number {
   const bytes = Math.ceil(dimension / 8 / HAMMING_BYTE_MULTIPLE) * HAMMING_BYTE_MULTIPLE;
   if (bytes > HAMMING_MAX_BYTES) throw new Error(`sign codes take at most ${HAMMING_MAX_BYTES * 8} dimensions`);
@@ -91,29 +97,42 @@ function writeCode(vector: Float32Array, centre: Float64Array, target: Uint8Arra
 export class SignCodeSearch implements VectorSearch {
   readonly backend = 'wasm-sign-bits+exact-rescore';
   readonly exact = false;
-  private readonly layout: Layout;
+  private readonly lane: Lane;
+  private readonly codesAt: number;
   private readonly bytes: number;
 
   private constructor(
     readonly matrix: VectorMatrix,
     private readonly hamming: Hamming,
-    private readonly codes: SignCodes,
+    readonly codes: SignCodes,
     private readonly candidates: (k: number, rows: number) => number,
+    lane: ScanLane,
   ) {
     this.bytes = codeBytesOf(matrix.dimension);
-    this.layout = layoutFor(matrix.count, this.bytes);
+    const layout = layoutFor(matrix.count, this.bytes);
+    this.lane = layout.lanes[lane];
+    this.codesAt = layout.codesAt;
   }
 
-  /** The search over a matrix and its codes; throws where WebAssembly is unavailable (`--jitless`). */
-  static over(matrix: VectorMatrix, codes: SignCodes, candidates = candidatesFor): SignCodeSearch {
+  /**
+   * The search over a matrix and its codes, writing the scratch lane given
+   * (default the serving thread's); throws where WebAssembly is unavailable
+   * (`--jitless`).
+   */
+  static over(
+    matrix: VectorMatrix,
+    codes: SignCodes,
+    candidates = candidatesFor,
+    lane: ScanLane = SERVING_LANE,
+  ): SignCodeSearch {
     if (codes.count !== matrix.count) throw new RangeError('the sign codes are not those of the matrix');
     const hamming = instantiateHamming(codes.memory, codeBytesOf(matrix.dimension));
-    return new SignCodeSearch(matrix, hamming, codes, candidates);
+    return new SignCodeSearch(matrix, hamming, codes, candidates, lane);
   }
 
   topK(query: Float32Array, k: number, ranges: readonly RowRange[], deleted?: Uint8Array): ScoredRows {
     const { memory, centre } = this.codes;
-    const { bytes, layout } = this;
+    const { bytes, lane: layout, codesAt } = this;
     const queryCode = new Uint8Array(memory.buffer, layout.queryAt, bytes);
     queryCode.fill(0);
     writeCode(query, centre, queryCode, 0);
@@ -122,7 +141,7 @@ export class SignCodeSearch implements VectorSearch {
     for (const [start, end] of ranges) {
       this.hamming(
         layout.queryAt,
-        layout.codesAt + start * bytes,
+        codesAt + start * bytes,
         end - start,
         layout.distancesAt + start * 2,
         layout.histogramAt,
@@ -179,15 +198,26 @@ function uncountDeleted(
 
 type ScoredRows = ReturnType<VectorSearch['topK']>;
 
-/** The query's code, the histogram (u32 per distance), the distances (u16 per row), then the codes. */
+/** Per lane the query's code, the histogram (u32 per distance) and the distances (u16 per row); then the codes. */
 function layoutFor(count: number, bytes: number) {
-  const { query, histogram, distances, codes, totalBytes } = kernelLayout([
-    ['query', bytes],
-    ['histogram', (bytes * 8 + 1) * 4],
-    ['distances', count * 2],
+  const at = kernelLayout([
+    ['query0', bytes],
+    ['histogram0', (bytes * 8 + 1) * 4],
+    ['distances0', count * 2],
+    ['query1', bytes],
+    ['histogram1', (bytes * 8 + 1) * 4],
+    ['distances1', count * 2],
     ['codes', count * bytes],
   ]);
-  return { queryAt: query, histogramAt: histogram, distancesAt: distances, codesAt: codes, totalBytes };
+  const lanes: readonly [Lane, Lane] = [
+    { queryAt: at.query0, histogramAt: at.histogram0, distancesAt: at.distances0 },
+    { queryAt: at.query1, histogramAt: at.histogram1, distancesAt: at.distances1 },
+  ];
+  return { lanes, codesAt: at.codes, totalBytes: at.totalBytes };
 }
 
-type Layout = ReturnType<typeof layoutFor>;
+interface Lane {
+  readonly queryAt: number;
+  readonly histogramAt: number;
+  readonly distancesAt: number;
+}

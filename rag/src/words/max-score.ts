@@ -79,17 +79,29 @@ function boundOf(phrases: readonly PhraseCost[], walked: readonly number[]): num
 }
 
 /**
- * The k-th largest of `values`, -Infinity when there are fewer than k: a
- * min-heap of the k largest so far, so most values cost one comparison.
+ * The k-th largest of the values offered, -Infinity while fewer than k were:
+ * a min-heap of the k largest so far. A caller asks `admits` first, so most
+ * values cost one comparison and nothing else about them is read.
  */
-export function kthLargest(k: number, values: Float64Array): number {
-  if (k <= 0 || values.length < k) return Number.NEGATIVE_INFINITY;
-  const heap = new Float64Array(k);
-  let size = 0;
-  for (const value of values) {
-    if (size < k) {
-      let at = size;
-      size += 1;
+export class KthLargest {
+  private readonly heap: Float64Array;
+  private size = 0;
+
+  constructor(private readonly k: number) {
+    this.heap = new Float64Array(Math.max(k, 0));
+  }
+
+  /** Whether `value` would enter the k largest kept. */
+  admits(value: number): boolean {
+    return this.size < this.k || value > (this.heap[0] as number);
+  }
+
+  /** Keeps `value` among the k largest; only for a value `admits`. */
+  offer(value: number): void {
+    const { heap, k } = this;
+    if (this.size < k) {
+      let at = this.size;
+      this.size += 1;
       while (at > 0) {
         const parent = (at - 1) >> 1;
         if ((heap[parent] as number) <= value) break;
@@ -97,24 +109,23 @@ export function kthLargest(k: number, values: Float64Array): number {
         at = parent;
       }
       heap[at] = value;
-    } else if (value > (heap[0] as number)) {
-      siftDown(heap, k, value);
+      return;
     }
+    // The root (the least kept) is replaced and the order restored.
+    let at = 0;
+    for (;;) {
+      const left = 2 * at + 1;
+      if (left >= k) break;
+      const right = left + 1;
+      const child = right < k && (heap[right] as number) < (heap[left] as number) ? right : left;
+      if ((heap[child] as number) >= value) break;
+      heap[at] = heap[child] as number;
+      at = child;
+    }
+    heap[at] = value;
   }
-  return heap[0] as number;
-}
 
-/** Replaces the root of a full min-heap by `value` and restores the order. */
-function siftDown(heap: Float64Array, size: number, value: number): void {
-  let at = 0;
-  for (;;) {
-    const left = 2 * at + 1;
-    if (left >= size) break;
-    const right = left + 1;
-    const child = right < size && (heap[right] as number) < (heap[left] as number) ? right : left;
-    if ((heap[child] as number) >= value) break;
-    heap[at] = heap[child] as number;
-    at = child;
+  get value(): number {
+    return this.k > 0 && this.size === this.k ? (this.heap[0] as number) : Number.NEGATIVE_INFINITY;
   }
-  heap[at] = value;
 }

@@ -10,7 +10,7 @@ import {
   type Scratch,
   type SegmentSearch,
 } from './bm25-scores.js';
-import { boundLeft, byBound, cannotReach, firstWalked, kthLargest } from './max-score.js';
+import { boundLeft, byBound, cannotReach, firstWalked, KthLargest } from './max-score.js';
 import { firstAtLeast } from './posting-lookup.js';
 import { inChunkOrder, saturationBound } from './term-bounds.js';
 import type { TermRange, WordPostings } from './word-postings.js';
@@ -64,15 +64,19 @@ export function rankPruned(search: SegmentSearch, best: TopK, limit: number): bo
     if (byLookup(p, list.length)) addTermByLookup(postings, chunkIds, phrase.first, idf, averageLength, scratch, list);
     else addPhrase(postings, phrase, idf, averageLength, scratch, marks);
   };
-  /** The k-th best partial score of the rows scored that may be returned. */
+  /**
+   * The k-th best partial score of the rows scored that may be returned, read
+   * in one pass without a copy: a row's eligibility is asked only when its
+   * score would count.
+   */
   const kthScored = () => {
-    const values = new Float64Array(scratch.scoredCount);
-    let n = 0;
+    const kth = new KthLargest(limit);
     for (let k = 0; k < scratch.scoredCount; k += 1) {
       const row = scored[k] as number;
-      if (eligible(row)) values[n++] = scores[row] as number;
+      const score = scores[row] as number;
+      if (kth.admits(score) && eligible(row)) kth.offer(score);
     }
-    return kthLargest(limit, values.subarray(0, n));
+    return kth.value;
   };
 
   scratch.scoredCount = 0;
@@ -108,7 +112,7 @@ export function rankPruned(search: SegmentSearch, best: TopK, limit: number): bo
   // and may raise the threshold, so fewer rows stay in the running for the next.
   // One pass a phrase drops the rows behind the threshold so far and finds the next one among the rest.
   const keep = (rows: Uint32Array) => {
-    const partials = new Float64Array(rows.length);
+    const kth = new KthLargest(limit);
     let kept = 0;
     for (const row of rows) {
       const partial = scores[row] as number;
@@ -116,11 +120,11 @@ export function rankPruned(search: SegmentSearch, best: TopK, limit: number): bo
         scores[row] = 0;
         marks[row >>> 5] = (marks[row >>> 5] as number) & ~(1 << (row & 31));
       } else {
-        partials[kept] = partial;
+        if (kth.admits(partial)) kth.offer(partial);
         rows[kept++] = row;
       }
     }
-    threshold = Math.max(threshold, kthLargest(limit, partials.subarray(0, kept)));
+    threshold = Math.max(threshold, kth.value);
     return rows.subarray(0, kept);
   };
   for (const p of rest) {

@@ -9,6 +9,7 @@ import { IndexSnapshot } from '../../src/snapshot/index-snapshot.js';
 import { DEFAULT_VECTOR_BUILD, SegmentWorker } from '../../src/snapshot/segment-worker-client.js';
 import { readIndexContents } from '../../src/store/index-contents.js';
 import { IndexStore, type StoredChunk } from '../../src/store/index-store.js';
+import { ScanThread } from '../../src/vectors/scan-thread-client.js';
 import type { ChunkScope } from '../../src/words/word-ranking.js';
 import { fileRecord, MINILM, model, tempDir } from '../../test-support/fixtures.js';
 import { follow, install, mergeOf, type PendingMerge } from '../../test-support/segments.js';
@@ -183,15 +184,19 @@ describe('segments against a whole load', () => {
       const index = new RandomIndex(file, random);
       const worker = new SegmentWorker({ vectors });
       t.after(() => worker.close());
+      // The followed snapshots post their large segments' scans to a thread (taken back when it is slower).
+      const scanThread = new ScanThread();
+      t.after(() => scanThread.close());
+      assert.equal(await scanThread.ready(), true);
       for (let i = 0; i < 20; i += 1) index.step();
-      let snapshot = await IndexSnapshot.open(file, { model: MODEL, worker });
+      let snapshot = await IndexSnapshot.open(file, { model: MODEL, worker, scanThread });
       t.after(() => snapshot.close());
       let pending: PendingMerge | undefined;
       const seen = { deleted: 0, merges: 0, mergedWithDeletionsSince: 0, approximate: 0 };
       for (let round = 0; round < 25; round += 1) {
         const steps = 1 + Math.floor(random() * 3);
         for (let i = 0; i < steps; i += 1) index.step();
-        snapshot = await follow(file, snapshot, { model: MODEL, worker });
+        snapshot = await follow(file, snapshot, { model: MODEL, worker, scanThread });
         assert.equal(snapshot.load.kind, 'changes', snapshot.load.kind === 'whole' ? snapshot.load.reason : '');
         seen.deleted = Math.max(seen.deleted, snapshot.segments.deletedRows);
         if (pending) {
@@ -215,6 +220,8 @@ describe('segments against a whole load', () => {
       index.close();
       assert.ok(seen.deleted > 0 && seen.merges >= 5 && seen.mergedWithDeletionsSince > 0, JSON.stringify(seen));
       assert.equal(seen.approximate > 0, vectors !== DEFAULT_VECTOR_BUILD, JSON.stringify(seen));
+      const { scannedThere, takenBack } = scanThread.counts;
+      assert.equal(scannedThere + takenBack > 0, vectors !== DEFAULT_VECTOR_BUILD, JSON.stringify(scanThread.counts));
     });
   }
 });
