@@ -305,10 +305,7 @@ export class IndexSnapshot {
     return this.beginNearest(query, k, filter).rows();
   }
 
-  /**
-   * `nearest`, begun: large segments are scanned on
-   * the scan thread meanwhile, when there is one; `rows()` gives the hits.
-   */
+  /** `nearest`, begun: large segments are scanned on the scan thread meanwhile, when there is one; `rows()` gives the hits. */
   beginNearest(query: Float32Array, k: number, filter: SnapshotFilter): { rows(): ScoredRow[] } {
     if (query.length !== this.meta.dimension) {
       throw new Error(`query vector has ${query.length} dimensions, the index ${this.meta.dimension}`);

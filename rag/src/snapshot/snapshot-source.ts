@@ -197,6 +197,8 @@ export class SnapshotSource {
           ? { kind: 'missing', reason }
           : { kind: 'failed', reason };
       if (previous.kind === 'ready') previous.snapshot.close();
+      // No segment is served: the scan thread lets go of those it was sent.
+      this.scanThread.follow(new Set());
       onReload?.({ error: reason });
     }
     const tookMs = this.clock() - startedAtMs;

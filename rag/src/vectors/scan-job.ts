@@ -13,7 +13,7 @@ import type { RowRange } from './vector-scan.js';
 export interface ScanJob {
   /** One word: `JOB_STATE`; the thread claims the job, the serving thread may take it back before. */
   readonly control: Int32Array;
-  /** Per part, its hit count then (row, chunk id, score) per hit (`resultsFor`). */
+  /** Per part, its hit count then (row, chunk id, score) per hit, room for k (`jobBuffers`). */
   readonly results: Float64Array;
   readonly query: Float32Array;
   readonly k: number;

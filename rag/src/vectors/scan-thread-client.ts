@@ -24,6 +24,13 @@ export interface PostedScan {
   take(): ScoredRow[][] | undefined;
 }
 
+/** A running thread, its word that says it takes jobs, and whether it said so before it ended. */
+interface Running {
+  readonly worker: Worker;
+  readonly ready: Int32Array;
+  readonly readiness: Promise<boolean>;
+}
+
 /**
  * A worker thread that runs the approximate dense scans of a hybrid search's
  * large segments while the serving thread ranks its lexical leg
@@ -31,18 +38,14 @@ export interface PostedScan {
  * thread says it is ready, or once it failed, nothing is posted; a scan the
  * thread has not begun when the serving thread needs it is taken back and
  * run there. The thread is stopped when a segment it was sent leaves the
- * index (`keepOnly`), so that it holds no segment the index let go of; the
- * next search starts another.
+ * index (`follow`), so that it holds no segment the index let go of, and
+ * another is started.
  */
 export class ScanThread {
-  #worker: Worker | undefined;
-  /** Set to 1 by the current thread once it takes jobs. */
-  #ready = new Int32Array(new SharedArrayBuffer(4));
-  /** Settles when the current thread says it is ready (true) or ends first (false). */
-  #readiness: Promise<boolean> = Promise.resolve(false);
-  /** Set when the thread failed or stalled: the serving thread scans on its own from then on. */
+  #running: Running | undefined;
+  /** Set when a thread failed or stalled, or on close: the serving thread scans on its own from then on. */
   #failed = false;
-  /** The code memories of the segments the current thread was sent. */
+  /** The code memories of the segments the running thread was sent. */
   readonly #sent = new Set<WebAssembly.Memory>();
   #scannedThere = 0;
   #takenBack = 0;
@@ -56,24 +59,26 @@ export class ScanThread {
 
   /** Resolves once a thread is ready for scans (starting one): true, or false when none can be. */
   async ready(): Promise<boolean> {
-    const worker = this.#start();
-    if (worker === undefined) return false;
+    const running = this.#start();
+    if (running === undefined) return false;
     // The thread keeps the process alive only while someone waits for it.
-    worker.ref();
+    running.worker.ref();
     try {
-      return await this.#readiness;
+      return await running.readiness;
     } finally {
-      worker.unref();
+      running.worker.unref();
     }
   }
 
-  /** Posts the scan of `parts` when a thread is ready (starting one otherwise); undefined: scan them here. */
+  /** Posts the scan of `parts` to a thread that is ready (starting one if none runs); undefined: scan them here. */
   post(parts: readonly ScanPart[], query: Float32Array, k: number): PostedScan | undefined {
-    const worker = this.#start();
-    if (worker === undefined || Atomics.load(this.#ready, 0) !== 1 || parts.length === 0) return undefined;
+    if (parts.length === 0) return undefined;
+    const running = this.#start();
+    if (running === undefined || Atomics.load(running.ready, 0) !== 1) return undefined;
     for (const part of parts) this.#sent.add(part.codes.memory);
-    const job: ScanJob = { ...jobBuffers(parts.length, k), query, k, parts };
-    worker.postMessage(job);
+    // The query is copied alone (a view would take its whole buffer along).
+    const job: ScanJob = { ...jobBuffers(parts.length, k), query: query.slice(), k, parts };
+    running.worker.postMessage(job);
     return { take: () => this.#take(job) };
   }
 
@@ -94,7 +99,7 @@ export class ScanThread {
   }
 
   async close(): Promise<void> {
-    const worker = this.#worker;
+    const worker = this.#running?.worker;
     this.#failed = true;
     this.#stop();
     await worker?.terminate();
@@ -117,31 +122,30 @@ export class ScanThread {
     return resultsOf(job);
   }
 
-  #start(): Worker | undefined {
+  #start(): Running | undefined {
     if (this.#failed) return undefined;
-    if (this.#worker) return this.#worker;
+    if (this.#running) return this.#running;
     const ready = new Int32Array(new SharedArrayBuffer(4));
     const worker = new Worker(this.options.entry ?? new URL('./scan-thread.js', import.meta.url), {
       resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
       workerData: { ready },
     });
     worker.unref();
-    this.#readiness = new Promise((resolve) => {
+    const readiness = new Promise<boolean>((resolve) => {
       worker.on('message', (message: unknown) => {
-        if (message === 'ready' && this.#worker === worker) resolve(true);
+        if (message === 'ready') resolve(true);
       });
       // A thread that fails, or ends other than by `#stop`, is not replaced: the serving thread scans on its own.
       worker.on('error', () => {
-        if (this.#worker === worker) this.#fail();
+        if (this.#running?.worker === worker) this.#fail();
       });
       worker.on('exit', () => {
-        if (this.#worker === worker) this.#fail();
+        if (this.#running?.worker === worker) this.#fail();
         resolve(false);
       });
     });
-    this.#worker = worker;
-    this.#ready = ready;
-    return worker;
+    this.#running = { worker, ready, readiness };
+    return this.#running;
   }
 
   /** Gives up on threads: the serving thread scans on its own from now on. */
@@ -151,9 +155,8 @@ export class ScanThread {
   }
 
   #stop(): void {
-    const worker = this.#worker;
-    this.#worker = undefined;
-    this.#ready = new Int32Array(new SharedArrayBuffer(4));
+    const worker = this.#running?.worker;
+    this.#running = undefined;
     this.#sent.clear();
     void worker?.terminate();
   }
