@@ -38,12 +38,12 @@ export interface SignCodes {
   readonly count: number;
 }
 
-/** The bytes of one code: a bit per dimension, padded to the kernel's step (padding bits are 0 in every code). */
 /** Which of a code memory's two scratch lanes a search writes: the serving thread's, or the scan thread's (docs/retrieval.md#dense-leg). */
 export type ScanLane = 0 | 1;
 export const SERVING_LANE: ScanLane = 0;
 export const SCAN_THREAD_LANE: ScanLane = 1;
 
+/** The bytes of one code: a bit per dimension, padded to the kernel's step (padding bits are 0 in every code). */
 export function codeBytesOf(dimension: number): number {
   const bytes = Math.ceil(dimension / 8 / HAMMING_BYTE_MULTIPLE) * HAMMING_BYTE_MULTIPLE;
   if (bytes > HAMMING_MAX_BYTES) throw new Error(`sign codes take at most ${HAMMING_MAX_BYTES * 8} dimensions`);
