@@ -3,6 +3,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { waitFor } from '@notegate/kit/testing';
+import { RagError } from '../../src/errors/rag-error.js';
 import { acquireIndexLock } from '../../src/store/index-lock.js';
 import { cliPath, spawnNode } from '../../test-support/child.js';
 import { workspace } from '../../test-support/fixtures.js';
@@ -51,7 +52,15 @@ describe('notegate-rag serve --watch (process)', () => {
     await waitFor('the new note', async () => (await paths('funicular')).includes('new.md'));
     await waitFor('the deletion', async () => (await paths('zeppelin')).length === 0);
 
-    const lock = acquireIndexLock(ws.config.indexPath);
+    // The follower may still be in a run the watch events started after the last one searched: its lock is waited out.
+    const lock = await waitFor('the follower to finish its run', () => {
+      try {
+        return acquireIndexLock(ws.config.indexPath);
+      } catch (err) {
+        if (err instanceof RagError && err.code === 'ERR_INDEX_BUSY') return undefined;
+        throw err;
+      }
+    });
     let released = false;
     t.after(() => {
       if (!released) lock.release();
