@@ -1,6 +1,7 @@
 import { RagError } from '../errors/rag-error.js';
 import type { HitRow } from '../snapshot/hit-rows.js';
 import type { IndexSnapshot } from '../snapshot/index-snapshot.js';
+import type { BegunNearest } from '../snapshot/segment-set.js';
 import { dotRow } from '../vectors/vector-scan.js';
 import type { WordScoring } from '../words/word-ranking.js';
 import { DEFAULT_FUSION, type FusedCandidate, type FusionSettings, fuse, type LegHit } from './fusion.js';
@@ -94,11 +95,13 @@ export function searchSnapshot(
   const fusion = options.fusion ?? DEFAULT_FUSION;
   // A single leg lists LEG_DEPTH hits; in hybrid each leg contributes the fusion's depth of candidates.
   const depth = options.mode === 'hybrid' ? fusion.depth : LEG_DEPTH;
-  if (options.mode !== 'lexical' && !queryVector) throw new Error(`a ${options.mode} search needs the query vector`);
-  // The dense leg: top-k by cosine among the rows the filter passes (docs/retrieval.md#dense-leg); large
-  // segments are scanned on the scan thread while this thread ranks the lexical leg.
-  const denseLeg =
-    queryVector && options.mode !== 'lexical' ? snapshot.beginNearest(queryVector, depth, filter) : undefined;
+  let denseLeg: BegunNearest | undefined;
+  if (options.mode !== 'lexical') {
+    if (!queryVector) throw new Error(`a ${options.mode} search needs the query vector`);
+    // The dense leg: top-k by cosine among the rows the filter passes (docs/retrieval.md#dense-leg); large
+    // segments are scanned on the scan thread while this thread ranks the lexical leg.
+    denseLeg = snapshot.beginNearest(queryVector, depth, filter);
+  }
   const lexical =
     options.mode === 'dense'
       ? { chunkIds: [], scores: [], tiers: [], corrections: [], wordScoring: undefined }

@@ -27,7 +27,7 @@ import {
 import { LexicalTables } from './lexical-tables.js';
 import { type FollowedSnapshot, loadSegments, type SnapshotLoad } from './load-segments.js';
 import { rangesHolding } from './row-ranges.js';
-import type { SegmentSet } from './segment-set.js';
+import type { BegunNearest, SegmentSet } from './segment-set.js';
 import { type SegmentJobs, SegmentWorker } from './segment-worker-client.js';
 
 /** Memory-mapped reads: the full-text tables of 100k chunks are hundreds of MB, read through the page cache. */
@@ -306,7 +306,7 @@ export class IndexSnapshot {
   }
 
   /** `nearest`, begun: large segments are scanned on the scan thread meanwhile, when there is one; `rows()` gives the hits. */
-  beginNearest(query: Float32Array, k: number, filter: SnapshotFilter): { rows(): ScoredRow[] } {
+  beginNearest(query: Float32Array, k: number, filter: SnapshotFilter): BegunNearest {
     if (query.length !== this.meta.dimension) {
       throw new Error(`query vector has ${query.length} dimensions, the index ${this.meta.dimension}`);
     }

@@ -17,6 +17,11 @@ export interface SegmentState {
   readonly deletedPostings: Uint32Array | undefined;
 }
 
+/** A dense search begun (`SegmentSet.beginNearest`): `rows()` gives its hits. */
+export interface BegunNearest {
+  rows(): ScoredRow[];
+}
+
 /** A row of one segment of a set. */
 export interface RowLocation {
   readonly segment: number;
@@ -135,12 +140,12 @@ export class SegmentSet {
     k: number,
     rangesOf: (segment: Segment) => readonly RowRange[],
     thread: ScanThread | undefined,
-  ): { rows(): ScoredRow[] } {
+  ): BegunNearest {
     const scans = this.states.map((state) => ({ state, ranges: rangesOf(state.segment) }));
     const approximate: { state: SegmentState; ranges: readonly RowRange[]; search: SignCodeSearch }[] = [];
     for (const scan of thread ? scans : []) {
-      const search = scan.state.segment.vectors;
-      if (search instanceof SignCodeSearch) approximate.push({ ...scan, search });
+      const search = signCodeSearchOf(scan.state);
+      if (search) approximate.push({ ...scan, search });
     }
     const parts = approximate.map(({ state, ranges, search }): ScanPart => {
       const { data, dimension, count, chunkIds } = search.matrix;
@@ -170,8 +175,9 @@ export class SegmentSet {
   /** The code memories of the segments searched through sign codes (what the scan thread may be sent). */
   codeMemories(): Set<WebAssembly.Memory> {
     const memories = new Set<WebAssembly.Memory>();
-    for (const { segment } of this.states) {
-      if (segment.vectors instanceof SignCodeSearch) memories.add(segment.vectors.codes.memory);
+    for (const state of this.states) {
+      const search = signCodeSearchOf(state);
+      if (search) memories.add(search.codes.memory);
     }
     return memories;
   }
@@ -219,6 +225,12 @@ export class SegmentSet {
     if (state === undefined) throw new RangeError(`no segment ${segment}`);
     return state;
   }
+}
+
+/** The segment's search when it goes through sign codes (what the scan thread can run). */
+function signCodeSearchOf(state: SegmentState): SignCodeSearch | undefined {
+  const search = state.segment.vectors;
+  return search instanceof SignCodeSearch ? search : undefined;
 }
 
 function compare(a: string, b: string): number {
