@@ -123,6 +123,33 @@ describe('sign codes', () => {
     }
   });
 
+  it('takes every deleted row out of the count, at any range boundary, wherever the flags lie in their buffer', () => {
+    const random = seededRandom(23);
+    const dimension = 64;
+    const matrix = matrixOf(clustered(random, 300, dimension), () => 'a', dimension);
+    const ranges: RowRange[] = [
+      [1, 6],
+      [9, 150],
+      [151, 299],
+    ];
+    const aligned = new Uint8Array(matrix.count);
+    for (const row of [0, 1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 147, 148, 149, 150, 151, 152, 203, 296, 297, 298, 299]) {
+      aligned[row] = 1;
+    }
+    const live = 276;
+    // Every live row a candidate, no more: a deleted row left in the count, or one taken out twice, leaves one out.
+    const approximate = SignCodeSearch.over(matrix, signCodesOf(matrix), (_, rows) => Math.min(rows, live));
+    const exact = exactScan(matrix);
+    const unaligned = new Uint8Array(new ArrayBuffer(matrix.count + 1), 1, matrix.count);
+    unaligned.set(aligned);
+    for (const deleted of [aligned, unaligned]) {
+      const query = unit(random, dimension);
+      const hits = approximate.topK(query, matrix.count, ranges, deleted);
+      assert.equal(hits.length, live);
+      assert.deepEqual(hits, exact.topK(query, matrix.count, ranges, deleted));
+    }
+  });
+
   it('over more rows than candidates: exact scores, live rows of the ranges only, the best rows of clustered data', () => {
     const random = seededRandom(17);
     const dimension = 384;
