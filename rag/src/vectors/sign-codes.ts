@@ -1,6 +1,7 @@
 import type { VectorMatrix } from '../store/load-vectors.js';
 import { HAMMING_BYTE_MULTIPLE, HAMMING_MAX_BYTES, type Hamming, instantiateHamming } from './hamming-kernel.js';
 import { kernelLayout, kernelMemory } from './kernel-memory.js';
+import { instantiateSelect, SELECT_BLOCK, SELECT_HEADER_BYTES, type Select } from './select-kernel.js';
 import { TopK } from './top-k.js';
 import { dotRow, type RowRange, type VectorSearch } from './vector-scan.js';
 
@@ -20,6 +21,9 @@ export const APPROXIMATE_FROM_ROWS = 250_000;
  */
 export const candidatesFor = (k: number, rows: number): number => Math.max(10 * k, Math.ceil(rows / 500));
 
+/** Ours: the rows the selection kernel lists a call (a lane's 32 KiB); a cut that passes more takes more calls. */
+const SELECTED_CAPACITY = 8_192;
+
 /**
  * One bit per dimension of each row of a matrix: whether the component lies
  * above the matrix's mean in that dimension. Embeddings of one model share a
@@ -27,7 +31,8 @@ export const candidatesFor = (k: number, rows: number): number => Math.max(10 * 
  * mean, a bit splits the rows where they differ (measured: recall a little
  * higher than with raw signs, never lower; docs/retrieval.md#dense-leg).
  * The memory holds two lanes of scratch (the query's code, a histogram of
- * distances, the distances: u16 per row), one for the serving thread and one
+ * distances, the distances: u16 per row, the rows selected as candidates),
+ * one for the serving thread and one
  * for the scan thread, so the two never write the same bytes; then the codes,
  * each region 16-byte aligned (`layoutFor`), in shared memory that a worker
  * thread builds and hands over without a copy (docs/retrieval.md#snapshots).
@@ -104,6 +109,7 @@ export class SignCodeSearch implements VectorSearch {
   private constructor(
     readonly matrix: VectorMatrix,
     private readonly hamming: Hamming,
+    private readonly select: Select,
     readonly codes: SignCodes,
     private readonly candidates: (k: number, rows: number) => number,
     lane: ScanLane,
@@ -127,7 +133,7 @@ export class SignCodeSearch implements VectorSearch {
   ): SignCodeSearch {
     if (codes.count !== matrix.count) throw new RangeError('the sign codes are not those of the matrix');
     const hamming = instantiateHamming(codes.memory, codeBytesOf(matrix.dimension));
-    return new SignCodeSearch(matrix, hamming, codes, candidates, lane);
+    return new SignCodeSearch(matrix, hamming, instantiateSelect(codes.memory), codes, candidates, lane);
   }
 
   topK(query: Float32Array, k: number, ranges: readonly RowRange[], deleted?: Uint8Array): ScoredRows {
@@ -161,16 +167,29 @@ export class SignCodeSearch implements VectorSearch {
     let atCut = wanted;
     const { data, dimension, chunkIds } = this.matrix;
     const best = new TopK(k);
-    for (const [start, end] of ranges) {
-      for (let row = start; row < end; row += 1) {
-        const distance = distances[row] as number;
-        if (distance > cut || deleted?.[row] === 1) continue;
-        if (distance === cut) {
-          if (atCut === 0) continue;
-          atCut -= 1;
-        }
-        best.offer(row, chunkIds[row] ?? 0, dotRow(data, dimension, row, query));
+    const consider = (row: number) => {
+      const distance = distances[row] as number;
+      if (distance > cut || deleted?.[row] === 1) return;
+      if (distance === cut) {
+        if (atCut === 0) return;
+        atCut -= 1;
       }
+      best.offer(row, chunkIds[row] ?? 0, dotRow(data, dimension, row, query));
+    };
+    // The kernel lists the rows within the cut, whole blocks at a time and in row order (the rows at the
+    // cut are taken in row order); the last rows of a range that fill no block are looked at here.
+    const header = new Uint32Array(memory.buffer, layout.selectedAt, 2);
+    const selected = new Uint32Array(memory.buffer, layout.selectedAt + SELECT_HEADER_BYTES, SELECTED_CAPACITY);
+    for (const [start, end] of ranges) {
+      const blocksEnd = end - ((end - start) % SELECT_BLOCK);
+      let row = start;
+      while (row < blocksEnd) {
+        this.select(layout.distancesAt + row * 2, blocksEnd - row, cut, layout.selectedAt, SELECTED_CAPACITY);
+        const listed = header[0] as number;
+        for (let i = 0; i < listed; i += 1) consider(row + (selected[i] as number));
+        row += header[1] as number;
+      }
+      for (; row < end; row += 1) consider(row);
     }
     return best.sorted();
   }
@@ -221,20 +240,22 @@ function uncountDeleted(
 
 type ScoredRows = ReturnType<VectorSearch['topK']>;
 
-/** Per lane the query's code, the histogram (u32 per distance) and the distances (u16 per row); then the codes. */
+/** Per lane the query's code, the histogram (u32 per distance), the distances (u16 per row) and the rows selected; then the codes. */
 function layoutFor(count: number, bytes: number) {
   const at = kernelLayout([
     ['query0', bytes],
     ['histogram0', (bytes * 8 + 1) * 4],
     ['distances0', count * 2],
+    ['selected0', SELECT_HEADER_BYTES + SELECTED_CAPACITY * 4],
     ['query1', bytes],
     ['histogram1', (bytes * 8 + 1) * 4],
     ['distances1', count * 2],
+    ['selected1', SELECT_HEADER_BYTES + SELECTED_CAPACITY * 4],
     ['codes', count * bytes],
   ]);
   const lanes: readonly [Lane, Lane] = [
-    { queryAt: at.query0, histogramAt: at.histogram0, distancesAt: at.distances0 },
-    { queryAt: at.query1, histogramAt: at.histogram1, distancesAt: at.distances1 },
+    { queryAt: at.query0, histogramAt: at.histogram0, distancesAt: at.distances0, selectedAt: at.selected0 },
+    { queryAt: at.query1, histogramAt: at.histogram1, distancesAt: at.distances1, selectedAt: at.selected1 },
   ];
   return { lanes, codesAt: at.codes, totalBytes: at.totalBytes };
 }
@@ -243,4 +264,5 @@ interface Lane {
   readonly queryAt: number;
   readonly histogramAt: number;
   readonly distancesAt: number;
+  readonly selectedAt: number;
 }

@@ -123,6 +123,20 @@ describe('sign codes', () => {
     }
   });
 
+  it('finds every candidate where more rows lie within the cut than the selection kernel lists a call', () => {
+    const random = seededRandom(29);
+    const dimension = 16;
+    const matrix = matrixOf(clustered(random, 20_003, dimension), () => 'a', dimension);
+    const approximate = SignCodeSearch.over(matrix, signCodesOf(matrix), (_, rows) => rows);
+    const exact = exactScan(matrix);
+    const ranges: RowRange[] = [
+      [3, 12_000],
+      [12_005, 20_003],
+    ];
+    const query = unit(random, dimension);
+    assert.deepEqual(approximate.topK(query, 300, ranges), exact.topK(query, 300, ranges));
+  });
+
   it('takes every deleted row out of the count, at any range boundary, wherever the flags lie in their buffer', () => {
     const random = seededRandom(23);
     const dimension = 64;
