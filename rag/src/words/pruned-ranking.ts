@@ -65,66 +65,48 @@ export function rankPruned(search: SegmentSearch, best: TopK, limit: number): bo
     else addPhrase(postings, phrase, idf, averageLength, scratch, marks);
   };
   /**
-   * One pass over the rows scored (docs/retrieval.md#lexical-leg): the k-th
-   * best partial score of those that may be returned, read without a copy
-   * (a row's eligibility is asked only when its score would count), and, once
-   * that threshold so far shows that the phrases not walked cannot lift a row
-   * holding none of the walked ones to it, or from the start when `decideAll`,
-   * each row decided: marked while it may still reach the threshold, its
-   * partial score kept, else its score cleared. A threshold so far is at most
-   * the final one, so the rows marked are a superset of those that can reach
-   * it, and the rows passed before deciding began are decided after.
-   * `decided` is false, with nothing marked or cleared, when the phrases not
-   * walked could still reach the threshold.
+   * The k-th best partial score of the rows scored that may be returned, read
+   * in one pass without a copy: a row's eligibility is asked only when its
+   * score would count.
    */
-  const markRunning = (known: number, decideAll: boolean) => {
-    const left = boundLeft(costs, walked);
+  const kthScored = () => {
     const kth = new KthLargest(limit);
-    let threshold = known;
-    let from = decideAll ? 0 : -1;
-    const decide = (row: number, partial: number) => {
-      if (cannotReach(partial + left, threshold) || !eligible(row)) scores[row] = 0;
-      else marks[row >>> 5] = (marks[row >>> 5] as number) | (1 << (row & 31));
-    };
     for (let k = 0; k < scratch.scoredCount; k += 1) {
       const row = scored[k] as number;
-      const partial = scores[row] as number;
-      if (kth.admits(partial) && eligible(row)) {
-        kth.offer(partial);
-        threshold = Math.max(threshold, kth.value);
-        if (from < 0 && cannotReach(left, threshold)) from = k;
-      }
-      if (from >= 0) decide(row, partial);
+      const score = scores[row] as number;
+      if (kth.admits(score) && eligible(row)) kth.offer(score);
     }
-    for (let k = 0; k < from; k += 1) {
-      const row = scored[k] as number;
-      decide(row, scores[row] as number);
-    }
-    return { threshold, decided: from >= 0 };
+    return kth.value;
   };
 
   scratch.scoredCount = 0;
   for (const p of walked) addPhrase(postings, phrases[p] as TermRange, idfs[p] as number, averageLength, scratch);
-  let { threshold, decided } = markRunning(best.threshold, false);
-  // Until the rows are decided, phrases are walked in full, largest bound first. A phrase lifts the k-th
-  // partial score by its bound at most: until that could stop the walk, the threshold is not worth a pass
-  // over the rows (unknown while fewer than k rows have a score).
+  let threshold = Math.max(best.threshold, kthScored());
+  // A phrase lifts the k-th partial score by its bound at most: until that could stop the walk, the
+  // threshold is not worth a pass over the rows (unknown while fewer than k rows have a score).
   const ceilingOf = (known: number) => (known === Number.NEGATIVE_INFINITY ? Number.POSITIVE_INFINITY : known);
   let ceiling = ceilingOf(threshold);
   for (const p of byBound(costs, walked)) {
-    if (decided) break;
+    if (cannotReach(boundLeft(costs, walked), threshold)) break;
     addPhrase(postings, phrases[p] as TermRange, idfs[p] as number, averageLength, scratch);
     walked.push(p);
     ceiling += costs[p]?.bound ?? Number.POSITIVE_INFINITY;
     if (!cannotReach(boundLeft(costs, walked), ceiling)) continue;
-    ({ threshold, decided } = markRunning(threshold, false));
+    threshold = Math.max(threshold, kthScored());
     ceiling = ceilingOf(threshold);
   }
-  // Every phrase walked, or the last walk not followed by a pass: every row is decided now.
-  if (!decided) threshold = markRunning(threshold, true).threshold;
 
   const rest = byBound(costs, walked);
+  // The rows that may still reach the threshold, their partial scores kept; the others are cleared.
   let left = boundLeft(costs, walked);
+  for (let k = 0; k < scratch.scoredCount; k += 1) {
+    const row = scored[k] as number;
+    if (cannotReach((scores[row] as number) + left, threshold) || !eligible(row)) {
+      scores[row] = 0;
+      continue;
+    }
+    marks[row >>> 5] = (marks[row >>> 5] as number) | (1 << (row & 31));
+  }
   let list = ascending(candidates, marks);
   // The phrases left, largest bound first, for those rows alone: each one lowers what the rest can add,
   // and may raise the threshold, so fewer rows stay in the running for the next.
