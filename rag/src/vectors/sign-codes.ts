@@ -32,10 +32,10 @@ const SELECTED_CAPACITY = 8_192;
  * higher than with raw signs, never lower; docs/retrieval.md#dense-leg).
  * The memory holds two lanes of scratch (the query's code, a histogram of
  * distances, the distances: u16 per row, the rows selected as candidates),
- * one for the serving thread and one
- * for the scan thread, so the two never write the same bytes; then the codes,
- * each region 16-byte aligned (`layoutFor`), in shared memory that a worker
- * thread builds and hands over without a copy (docs/retrieval.md#snapshots).
+ * one for the serving thread and one for the scan thread, so the two never
+ * write the same bytes; then the codes, each region 16-byte aligned
+ * (`layoutFor`), in shared memory that a worker thread builds and hands over
+ * without a copy (docs/retrieval.md#snapshots).
  */
 export interface SignCodes {
   readonly memory: WebAssembly.Memory;
