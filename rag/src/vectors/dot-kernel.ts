@@ -50,7 +50,7 @@ const storeRowSum: Bytes[] = [
   ...[op.localGet(L.accA), op.i32x4ExtractLane(0), op.localGet(L.accA), op.i32x4ExtractLane(1), op.i32Add],
   ...[op.localGet(L.accA), op.i32x4ExtractLane(2), op.localGet(L.accA), op.i32x4ExtractLane(3), op.i32Add],
   op.i32Add,
-  op.i32Store,
+  op.i32Store(0),
 ];
 
 const DOT_I8: FunctionDefinition = {

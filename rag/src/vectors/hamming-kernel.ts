@@ -41,7 +41,7 @@ function hammingOfWidth(bytes: number): FunctionDefinition {
     ...[op.localGet(P.out), op.localGet(L.row), op.i32Const(1), op.i32Shl, op.i32Add, op.localGet(L.distance)],
     op.i32Store16,
     ...[op.localGet(P.histogram), op.localGet(L.distance), op.i32Const(2), op.i32Shl, op.i32Add, op.localTee(L.slot)],
-    ...[op.localGet(L.slot), op.i32Load, op.i32Const(1), op.i32Add, op.i32Store],
+    ...[op.localGet(L.slot), op.i32Load, op.i32Const(1), op.i32Add, op.i32Store(0)],
   ];
   return {
     exportName: 'hamming',

@@ -42,7 +42,7 @@ const SELECT: FunctionDefinition = {
     ...[op.localGet(L.bits), op.i32Eqz, op.brIf(1)],
     // selected[8 + 4·listed] = row + the lowest bit set; then that bit cleared.
     ...[op.localGet(P.selected), op.localGet(L.listed), op.i32Const(2), op.i32Shl, op.i32Add],
-    ...[op.localGet(L.row), op.localGet(L.bits), op.i32Ctz, op.i32Add, op.i32StoreAt(SELECT_HEADER_BYTES)],
+    ...[op.localGet(L.row), op.localGet(L.bits), op.i32Ctz, op.i32Add, op.i32Store(SELECT_HEADER_BYTES)],
     ...[op.localGet(L.listed), op.i32Const(1), op.i32Add, op.localSet(L.listed)],
     ...[op.localGet(L.bits), op.localGet(L.bits), op.i32Const(1), op.i32Sub, op.i32And, op.localSet(L.bits)],
     op.br(0),
@@ -52,8 +52,8 @@ const SELECT: FunctionDefinition = {
     op.br(0),
     op.end,
     op.end,
-    ...[op.localGet(P.selected), op.localGet(L.listed), op.i32Store],
-    ...[op.localGet(P.selected), op.localGet(L.row), op.i32StoreAt(4)],
+    ...[op.localGet(P.selected), op.localGet(L.listed), op.i32Store(0)],
+    ...[op.localGet(P.selected), op.localGet(L.row), op.i32Store(4)],
   ],
 };
 

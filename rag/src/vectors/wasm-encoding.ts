@@ -60,8 +60,7 @@ export const op = {
   f32Add: [0x92],
   /** memarg: alignment as a power of two, then the offset. */
   i32Load: [0x28, 2, 0],
-  i32Store: [0x36, 2, 0],
-  i32StoreAt: (offset: number) => [0x36, 2, ...uleb(offset)],
+  i32Store: (offset: number) => [0x36, 2, ...uleb(offset)],
   i32Store16: [0x3b, 1, 0],
   i64Load: (offset: number) => [0x29, 3, ...uleb(offset)],
   i64Xor: [0x85],

@@ -40,7 +40,7 @@ describe('int8 WebAssembly scan with exact rescoring', () => {
         exportName: 'put',
         params: [VALUE_TYPE.i32],
         locals: [],
-        body: [op.localGet(0), op.i32Const(-123456), op.i32Store],
+        body: [op.localGet(0), op.i32Const(-123456), op.i32Store(0)],
       },
     ]);
     const memory = new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true });
