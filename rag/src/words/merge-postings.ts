@@ -1,4 +1,5 @@
 import { pageUint16, pageUint32 } from '../vectors/page-arrays.js';
+import { sortPostingsByRow } from './row-order.js';
 import { compareTerms, WordPostings } from './word-postings.js';
 
 /** Where a merged row comes from: its source and its row there (a vectors/row-merge.ts plan). */
@@ -18,7 +19,7 @@ export interface PostingsMerge {
 /**
  * The postings of a merged segment (docs/retrieval.md#snapshots): the union
  * of the sources' terms in FTS5's order, each term's postings in the rows
- * that are kept, renumbered; each row keeps its length. No term is looked at
+ * that are kept, renumbered, in row order; each row keeps its length. No term is looked at
  * twice and no row is tokenized again.
  */
 export function mergePostings(sources: readonly WordPostings[], plan: MergedRows): PostingsMerge {
@@ -64,6 +65,7 @@ export function mergePostings(sources: readonly WordPostings[], plan: MergedRows
   for (let m = 0; m < lengths.length; m += 1) {
     lengths[m] = sources[plan.sourceOf[m] as number]?.lengths[plan.rowOf[m] as number] ?? 0;
   }
+  sortPostingsByRow({ offsets, rows, frequencies, lengths });
   return { postings: new WordPostings({ terms, offsets, rows, frequencies, lengths }), termMaps };
 }
 

@@ -12,7 +12,7 @@ import {
 } from './bm25-scores.js';
 import { boundLeft, byBound, cannotReach, firstWalked, KthLargest } from './max-score.js';
 import { firstAtLeast } from './posting-lookup.js';
-import { inChunkOrder, saturationBound } from './term-bounds.js';
+import { saturationBound } from './term-bounds.js';
 import type { TermRange, WordPostings } from './word-postings.js';
 
 /**
@@ -37,9 +37,8 @@ const LOOKUP_FACTOR = 8;
 export function rankPruned(search: SegmentSearch, best: TopK, limit: number): boolean {
   const { segment, scratch, phrases, idfs, eligible, averageLength } = search;
   const { postings } = segment;
-  const { chunkIds } = segment.rows;
   const costs = phrases.map((phrase, p) => ({
-    bound: (idfs[p] as number) * K1_PLUS_ONE * saturationBound(postings, chunkIds, phrase, averageLength, K1, B),
+    bound: (idfs[p] as number) * K1_PLUS_ONE * saturationBound(postings, phrase, averageLength, K1, B),
     postings: postings.postingCount(phrase),
   }));
   if (cannotReach(boundLeft(costs, []), best.threshold)) return true;
@@ -51,17 +50,13 @@ export function rankPruned(search: SegmentSearch, best: TopK, limit: number): bo
   /** Whether phrase p is looked up for `count` rows rather than walked. */
   const byLookup = (p: number, count: number) => {
     const phrase = phrases[p] as TermRange;
-    return (
-      phrase.end - phrase.first === 1 &&
-      count * LOOKUP_FACTOR < (costs[p]?.postings ?? 0) &&
-      inChunkOrder(postings, chunkIds, phrase.first)
-    );
+    return phrase.end - phrase.first === 1 && count * LOOKUP_FACTOR < (costs[p]?.postings ?? 0);
   };
   /** Adds phrase p to the rows of `list` (ascending, marked) alone. */
   const addTo = (p: number, list: Uint32Array) => {
     const phrase = phrases[p] as TermRange;
     const idf = idfs[p] as number;
-    if (byLookup(p, list.length)) addTermByLookup(postings, chunkIds, phrase.first, idf, averageLength, scratch, list);
+    if (byLookup(p, list.length)) addTermByLookup(postings, phrase.first, idf, averageLength, scratch, list);
     else addPhrase(postings, phrase, idf, averageLength, scratch, marks);
   };
   /**
@@ -183,13 +178,10 @@ function ascending(candidates: Uint32Array, marks: Uint32Array): Uint32Array {
 
 /**
  * A term's contribution to the rows of `list` (ascending) alone, each found
- * in the term's postings, which are in chunk id order, from where the
- * previous one was (from the start again where the list's chunk ids fall:
- * rows are in chunk id order within each vault and namespace).
+ * in the term's postings (in row order too) from where the previous one was.
  */
 function addTermByLookup(
   postings: WordPostings,
-  chunkIds: Float64Array,
   term: number,
   idf: number,
   averageLength: number,
@@ -197,16 +189,12 @@ function addTermByLookup(
   list: Uint32Array,
 ): void {
   const { offsets, rows, frequencies } = postings;
-  const start = offsets[term] as number;
   const end = offsets[term + 1] as number;
-  const keyAt = (i: number) => chunkIds[rows[i] as number] as number;
-  let at = start;
-  let previous = Number.NEGATIVE_INFINITY;
+  const rowAt = (i: number) => rows[i] as number;
+  let at = offsets[term] as number;
   for (const row of list) {
-    const key = chunkIds[row] as number;
-    if (key < previous) at = start;
-    previous = key;
-    at = firstAtLeast(keyAt, at, end, key);
-    if (at < end && rows[at] === row) addScore(postings, scratch, row, frequencies[at] as number, idf, averageLength);
+    at = firstAtLeast(rowAt, at, end, row);
+    if (at === end) return;
+    if (rows[at] === row) addScore(postings, scratch, row, frequencies[at] as number, idf, averageLength);
   }
 }

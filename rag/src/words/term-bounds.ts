@@ -8,11 +8,9 @@ import type { TermRange, WordPostings } from './word-postings.js';
 interface TermBound {
   readonly maxFrequency: number;
   readonly minLengthPerFrequency: number;
-  /** Whether the term's postings are in ascending chunk id order (FTS5's own order, as the word table is read). */
-  readonly inChunkOrder: boolean;
 }
 
-/** Per segment, the bounds (and order) of the terms a search has asked about: a segment is immutable, so they never change. */
+/** Per segment, the bounds of the terms a search has asked about: a segment is immutable, so they never change. */
 const bounds = new WeakMap<WordPostings, Map<number, TermBound>>();
 
 /**
@@ -25,7 +23,6 @@ const bounds = new WeakMap<WordPostings, Map<number, TermBound>>();
  */
 export function saturationBound(
   postings: WordPostings,
-  chunkIds: Float64Array,
   phrase: TermRange,
   averageLength: number,
   k1: number,
@@ -34,7 +31,7 @@ export function saturationBound(
   let maxFrequency = 0;
   let frequencyPerLength = 0;
   for (let term = phrase.first; term < phrase.end; term += 1) {
-    const bound = termBound(postings, chunkIds, term);
+    const bound = termBound(postings, term);
     maxFrequency += bound.maxFrequency;
     frequencyPerLength += 1 / bound.minLengthPerFrequency;
   }
@@ -44,16 +41,7 @@ export function saturationBound(
   return saturation >= 0 && saturation <= 1 ? saturation : 1;
 }
 
-/**
- * Whether the term's postings are in ascending chunk id order, so that a
- * row's posting can be found by its chunk id (`firstAtLeast`).
- */
-export function inChunkOrder(postings: WordPostings, chunkIds: Float64Array, term: number): boolean {
-  return termBound(postings, chunkIds, term).inChunkOrder;
-}
-
-/** `chunkIds` are the rows' chunks of the segment whose postings these are: one per postings, as the bounds. */
-function termBound(postings: WordPostings, chunkIds: Float64Array, term: number): TermBound {
+function termBound(postings: WordPostings, term: number): TermBound {
   let terms = bounds.get(postings);
   if (terms === undefined) {
     terms = new Map();
@@ -64,19 +52,14 @@ function termBound(postings: WordPostings, chunkIds: Float64Array, term: number)
     const { offsets, rows, frequencies, lengths } = postings;
     let maxFrequency = 0;
     let minLengthPerFrequency = Number.POSITIVE_INFINITY;
-    let inChunkOrder = true;
-    let previous = Number.NEGATIVE_INFINITY;
     for (let i = offsets[term] as number; i < (offsets[term + 1] as number); i += 1) {
       const f = frequencies[i] as number;
       const row = rows[i] as number;
-      const chunkId = chunkIds[row] as number;
-      if (chunkId <= previous) inChunkOrder = false;
-      previous = chunkId;
       const lengthPerFrequency = (lengths[row] as number) / f;
       if (f > maxFrequency) maxFrequency = f;
       if (lengthPerFrequency < minLengthPerFrequency) minLengthPerFrequency = lengthPerFrequency;
     }
-    bound = { maxFrequency, minLengthPerFrequency, inChunkOrder };
+    bound = { maxFrequency, minLengthPerFrequency };
     terms.set(term, bound);
   }
   return bound;

@@ -8,7 +8,8 @@ export type RowTokens = readonly (readonly string[])[];
 /**
  * The postings of rows whose tokens FTS5 made (the word table's own
  * tokenizer, docs/retrieval.md#snapshots): what the word table holds for
- * those rows, as `readWordPostings` would read it. Row `i` is `rows[i]`.
+ * those rows, as `readWordPostings` would read it. Row `i` is `rows[i]`;
+ * each term's rows are listed in the order they are met, ascending.
  */
 export function postingsFromTokens(rows: readonly RowTokens[]): WordPostings {
   const byTerm = new Map<string, Map<number, number>>();

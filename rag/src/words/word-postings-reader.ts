@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { RagError } from '../errors/rag-error.js';
 import { COLUMN_WEIGHTS } from '../store/fts-column-weights.js';
 import { pageUint16, pageUint32 } from '../vectors/page-arrays.js';
+import { sortPostingsByRow } from './row-order.js';
 import { compareTerms, WordPostings, type WordPostingsParts } from './word-postings.js';
 
 /**
@@ -83,7 +84,9 @@ export function readWordPostings(db: Database.Database, rows: Float64Array): Wor
       throw new RagError('ERR_INDEX_SCHEMA', 'fts5vocab listed more occurrences than it counts');
     first = last + 1;
   }
-  return new WordPostings({ terms, offsets, ...builder.arrays() });
+  const arrays = builder.arrays();
+  sortPostingsByRow({ offsets, ...arrays });
+  return new WordPostings({ terms, offsets, ...arrays });
 }
 
 function termCounts(db: Database.Database): TermCounts {

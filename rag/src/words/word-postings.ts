@@ -11,7 +11,8 @@ export interface TermRange {
  * The word table's index held in memory (docs/retrieval.md#lexical-leg): for
  * every term FTS5 holds, the rows it occurs in and its weighted frequency
  * there, and every row's length in tokens. Compressed sparse rows: term `t`'s
- * postings are `[offsets[t], offsets[t + 1])` of `rows` and `frequencies`.
+ * postings are `[offsets[t], offsets[t + 1])` of `rows` and `frequencies`,
+ * in ascending row order (`sortPostingsByRow`).
  * A row is a row of its segment's vector matrix (`chunkIds[row]` is its
  * chunk), so a vault or namespace filter is the matrix's row ranges
  * (docs/retrieval.md#snapshots). Immutable once built: the states of the

@@ -7,7 +7,7 @@ import { countDeletedPostings } from '../../src/words/deleted-postings.js';
 import type { Fts5Totals } from '../../src/words/fts5-totals.js';
 import { boundLeft, byBound, cannotReach, firstWalked, KthLargest } from '../../src/words/max-score.js';
 import { firstAtLeast } from '../../src/words/posting-lookup.js';
-import { inChunkOrder, saturationBound } from '../../src/words/term-bounds.js';
+import { saturationBound } from '../../src/words/term-bounds.js';
 import { compareTerms, WordPostings } from '../../src/words/word-postings.js';
 import type { WordSegment } from '../../src/words/word-segment.js';
 
@@ -75,13 +75,8 @@ function corpusOf(random: () => number): Corpus {
       interleaved ? nextChunkId + (row < half ? 2 * row + 1 : 2 * (row - half)) : nextChunkId + row,
     );
     nextChunkId += 2 * rowCount + 1;
-    // Each term's postings in chunk id order (as FTS5 lists them), in row order, or in no order.
+    // Each term's postings in row order, as every segment lists them (`sortPostingsByRow`).
     const byTerm = TERMS.map((_, t) => rowTerms.flatMap((terms, row) => (terms.has(t) ? [row] : [])));
-    for (const rows of byTerm) {
-      const r = random();
-      if (r < 0.4) rows.sort((a, b) => (chunkIds[a] as number) - (chunkIds[b] as number));
-      else if (r < 0.6) rows.sort(() => random() - 0.5);
-    }
     const offsets = new Uint32Array(TERMS.length + 1);
     byTerm.forEach((rows, t) => {
       offsets[t + 1] = (offsets[t] as number) + rows.length;
@@ -322,7 +317,6 @@ describe('saturationBound', () => {
       frequencies: Uint16Array.from([1, 3, 1, 5, 2]),
       lengths: Uint32Array.from([4, 30, 9]),
     });
-    const chunkIds = Float64Array.from([7, 8, 3]);
     const saturation = (f: number, length: number, averageLength: number) =>
       f / (f + 1.2 * (1 - 0.75 + (0.75 * length) / averageLength));
     // [phrase, per row its frequency]
@@ -333,7 +327,7 @@ describe('saturationBound', () => {
     ];
     for (const averageLength of [1, 10, 200]) {
       for (const [name, phrase, frequencies] of cases) {
-        const bound = saturationBound(postings, chunkIds, phrase, averageLength, 1.2, 0.75);
+        const bound = saturationBound(postings, phrase, averageLength, 1.2, 0.75);
         const reached = Math.max(
           ...frequencies.map((f, row) => (f === 0 ? 0 : saturation(f, postings.lengths[row] as number, averageLength))),
         );
@@ -345,7 +339,5 @@ describe('saturationBound', () => {
         if (name === 'kei') assert.ok(bound - reached < 0.2, `${name} at ${averageLength}: a useful bound`);
       }
     }
-    assert.equal(inChunkOrder(postings, chunkIds, 0), true, 'kei: chunks 7, 8');
-    assert.equal(inChunkOrder(postings, chunkIds, 1), false, 'key: rows 0, 2 are chunks 7, 3');
   });
 });

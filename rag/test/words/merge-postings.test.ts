@@ -14,7 +14,7 @@ function randomRows(random: () => number, count: number): RowTokens[] {
   return Array.from({ length: count }, () => [words(), words(), words()]);
 }
 
-/** Each term with its (row, frequency) postings, rows ascending, and each row's length: what the postings say. */
+/** Each term with its (row, frequency) postings in their order, and each row's length: what the postings say. */
 function contents(postings: WordPostings) {
   return {
     terms: postings.terms.map((term, t) => {
@@ -22,7 +22,7 @@ function contents(postings: WordPostings) {
       for (let i = postings.offsets[t] ?? 0; i < (postings.offsets[t + 1] ?? 0); i += 1) {
         list.push([postings.rows[i] ?? -1, postings.frequencies[i] ?? -1]);
       }
-      return [term, list.sort((a, b) => a[0] - b[0])];
+      return [term, list];
     }),
     lengths: Array.from(postings.lengths),
   };
@@ -34,22 +34,22 @@ describe('merging word postings', () => {
       const random = seededRandom(seed);
       const sources = [randomRows(random, 30), randomRows(random, 7), randomRows(random, 12)];
       const deleted = sources.map((rows) => Uint8Array.from(rows, () => (random() < 0.3 ? 1 : 0)));
-      // The merged rows: every kept row, source by source (any order of rows would do).
-      const mergedRowOf = deleted.map(() => [] as number[]);
+      // The merged rows: every kept row, the sources' rows shuffled together, so that a term's postings
+      // come from the sources in no order of rows (postings from tokens list each term's rows ascending).
+      const mergedRowOf = sources.map((rows) => rows.map(() => -1));
+      const keptRows = sources.flatMap((rows, s) => rows.flatMap((_, r) => (deleted[s]?.[r] === 1 ? [] : [[s, r]])));
+      for (let i = keptRows.length - 1; i > 0; i -= 1) {
+        const j = Math.floor(random() * (i + 1));
+        [keptRows[i], keptRows[j]] = [keptRows[j] as number[], keptRows[i] as number[]];
+      }
       const kept: RowTokens[] = [];
       const sourceOf: number[] = [];
       const rowOf: number[] = [];
-      for (const [s, rows] of sources.entries()) {
-        for (const [r, row] of rows.entries()) {
-          if (deleted[s]?.[r] === 1) {
-            mergedRowOf[s]?.push(-1);
-            continue;
-          }
-          mergedRowOf[s]?.push(kept.length);
-          sourceOf.push(s);
-          rowOf.push(r);
-          kept.push(row);
-        }
+      for (const [s, r] of keptRows as [number, number][]) {
+        (mergedRowOf[s] as number[])[r] = kept.length;
+        sourceOf.push(s);
+        rowOf.push(r);
+        kept.push(sources[s]?.[r] ?? []);
       }
       const merged = mergePostings(sources.map(postingsFromTokens), {
         sourceOf: Uint32Array.from(sourceOf),
