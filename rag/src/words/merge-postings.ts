@@ -19,8 +19,8 @@ export interface PostingsMerge {
 /**
  * The postings of a merged segment (docs/retrieval.md#snapshots): the union
  * of the sources' terms in FTS5's order, each term's postings in the rows
- * that are kept, renumbered, in row order; each row keeps its length. No term is looked at
- * twice and no row is tokenized again.
+ * that are kept, renumbered, in row order; each row keeps its length. No
+ * term is looked at twice and no row is tokenized again.
  */
 export function mergePostings(sources: readonly WordPostings[], plan: MergedRows): PostingsMerge {
   const { terms, termMaps } = mergeTerms(sources);

@@ -1,3 +1,4 @@
+import { pageUint32 } from '../vectors/page-arrays.js';
 import type { WordPostingsParts } from './word-postings.js';
 
 /**
@@ -18,7 +19,7 @@ export function sortPostingsByRow(
     const start = offsets[term] as number;
     const end = offsets[term + 1] as number;
     if (isAscending(rows, start, end)) continue;
-    frequencyOf ??= new Uint32Array(parts.lengths.length);
+    frequencyOf ??= pageUint32(parts.lengths.length);
     for (let i = start; i < end; i += 1) frequencyOf[rows[i] as number] = frequencies[i] as number;
     rows.subarray(start, end).sort();
     for (let i = start; i < end; i += 1) frequencies[i] = frequencyOf[rows[i] as number] as number;
